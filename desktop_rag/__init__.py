@@ -1,0 +1,3 @@
+"""desktop_rag: chat with your own documents, offline."""
+
+__version__ = "0.1.0"

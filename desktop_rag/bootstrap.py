@@ -1,0 +1,98 @@
+"""The composition root: the one place that builds the heavy objects from settings.
+
+Everything heavy is built lazily on first use, so `desktop-rag --help` or `list` never loads a
+model. Tests pass ready-made components (fakes or real ones) through `overrides`.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from desktop_rag.config import Settings, load_settings
+from desktop_rag.paths import AppPaths, resolve_paths
+
+if TYPE_CHECKING:
+    from desktop_rag.models import ModelRegistry
+    from desktop_rag.protocols import ChatEngine, Embedder, SparseIndex, TokenCounter, VectorIndex
+    from desktop_rag.store.catalog import Catalog
+
+log = logging.getLogger(__name__)
+
+
+class AppContext:
+    """Owns the heavy resources of one process. Not shared across processes."""
+
+    def __init__(
+        self, paths: AppPaths, settings: Settings, overrides: dict[str, Any] | None = None
+    ) -> None:
+        self.paths = paths.ensure()
+        self.settings = settings
+        for name, value in (overrides or {}).items():
+            self.__dict__[name] = value  # pre-fills the cached_property of that name
+
+    @cached_property
+    def registry(self) -> ModelRegistry:
+        from desktop_rag.models import ModelRegistry
+
+        return ModelRegistry(self.paths, self.settings)
+
+    @cached_property
+    def token_counter(self) -> TokenCounter:
+        return self.registry.token_counter()
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        from desktop_rag.retrieval.embedder import load_embedder
+
+        return load_embedder(self.registry, self.settings)
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        from desktop_rag.store.catalog import Catalog
+
+        return Catalog(self.paths.catalog_db)
+
+    @cached_property
+    def sparse(self) -> SparseIndex:
+        return self.catalog.sparse_index()
+
+    @cached_property
+    def vectors(self) -> VectorIndex:
+        from desktop_rag.store.vectors import open_vector_index
+
+        return open_vector_index(self.paths, self.settings.store)
+
+    @cached_property
+    def engine(self) -> ChatEngine:
+        from desktop_rag.llm.factory import load_engine
+
+        return load_engine(self.registry, self.settings)
+
+    def loaded(self, name: str) -> bool:
+        """Whether the resource `name` has been built (without building it)."""
+        return name in self.__dict__
+
+    def close(self) -> None:
+        for name in ("engine", "vectors", "catalog"):
+            resource = self.__dict__.pop(name, None)
+            closer = getattr(resource, "close", None)
+            if callable(closer):
+                try:
+                    closer()
+                except Exception:  # closing must not mask the real error
+                    log.exception("closing %s failed", name)
+
+
+def build_context(
+    data_dir: str | None = None,
+    profile: str | None = None,
+    overrides: dict[str, Any] | None = None,
+    settings: Settings | None = None,
+) -> AppContext:
+    paths = resolve_paths(data_dir)
+    settings = settings or load_settings(paths.settings_file)
+    if profile is not None:
+        settings.profile = profile
+    return AppContext(paths, settings.validate(), overrides)

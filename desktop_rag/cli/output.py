@@ -1,0 +1,77 @@
+"""Shared CLI helpers: building the services, JSON and human output, errors."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desktop_rag.errors import DesktopRagError
+
+if TYPE_CHECKING:
+    from desktop_rag.services import Services
+
+
+class CommandFailed(Exception):
+    """Raised after a command has printed its own failure; carries the exit code."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+@contextmanager
+def open_services(args: argparse.Namespace) -> Iterator[Services]:
+    from desktop_rag.bootstrap import build_context
+    from desktop_rag.services import Services
+
+    services = Services(build_context(args.data_dir, args.profile))
+    try:
+        yield services
+    finally:
+        services.close()
+
+
+def to_jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def emit_json(data: Any) -> None:
+    json.dump(to_jsonable(data), sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def say(text: str = "") -> None:
+    """Human output on stdout."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def warn(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def emit_error(exc: DesktopRagError, as_json: bool) -> None:
+    if as_json:
+        emit_json({"error": {"type": type(exc).__name__, "message": exc.message, "hint": exc.hint}})
+    warn(f"error: {exc.message}")
+    if exc.hint:
+        warn(f"hint: {exc.hint}")

@@ -1,0 +1,191 @@
+"""Typed, validated settings stored as TOML in the config folder."""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from desktop_rag.errors import ConfigError
+
+PROFILES = ("default", "tiny")
+RERANKERS = ("auto", "none", "cross-encoder", "llm")
+SEARCH_MODES = ("hybrid", "dense", "bm25")
+STORE_MODES = ("embedded", "server")
+LLM_BACKENDS = ("local", "server")
+
+
+@dataclass(slots=True)
+class ModelSettings:
+    chat_model: str = ""  # empty: the profile's packaged model; else a GGUF file path
+    embedder: str = ""  # empty: packaged all-MiniLM-L6-v2; else a sentence-transformers folder
+    embedder_backend: str = "auto"  # auto | torch | onnx
+    cross_encoder: str = ""  # local folder or hub repo id (downloaded only if allow_downloads)
+    hub_endpoint: str = "https://huggingface.co"
+    allow_downloads: bool = False
+
+
+@dataclass(slots=True)
+class LLMSettings:
+    backend: str = "local"
+    server_url: str = "http://127.0.0.1:8000/v1"
+    server_timeout_s: float = 60.0
+    gpu_layers: str = "auto"  # auto | 0 | N
+    context_size: int = 8192
+    threads: int = 0  # 0: all cores
+    batch_size: int = 512
+    max_tokens: int = 512
+    temperature: float = 0.0
+
+
+@dataclass(slots=True)
+class RetrievalSettings:
+    top_k: int = 6
+    fetch_k: int = 80
+    rrf_k: int = 60
+    dense_weight: float = 1.0
+    sparse_weight: float = 1.0
+    reranker: str = "auto"
+    rerank_candidates: int = 30
+    context_tokens: int = 2000
+
+
+@dataclass(slots=True)
+class StoreSettings:
+    mode: str = "embedded"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    auth_token: str = ""
+    tenant: str = "default_tenant"
+    database: str = "default_database"
+
+
+@dataclass(slots=True)
+class Settings:
+    profile: str = "default"
+    models: ModelSettings = field(default_factory=ModelSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    store: StoreSettings = field(default_factory=StoreSettings)
+
+    def validate(self) -> Settings:
+        _check_choice("profile", self.profile, PROFILES)
+        _check_choice("retrieval.reranker", self.retrieval.reranker, RERANKERS)
+        _check_choice("store.mode", self.store.mode, STORE_MODES)
+        _check_choice("llm.backend", self.llm.backend, LLM_BACKENDS)
+        _check_gpu_layers(self.llm.gpu_layers)
+        _check_range("llm.context_size", self.llm.context_size, 512, 131072)
+        _check_range("llm.threads", self.llm.threads, 0, 256)
+        _check_range("llm.batch_size", self.llm.batch_size, 8, 8192)
+        _check_range("llm.max_tokens", self.llm.max_tokens, 1, 8192)
+        _check_range("llm.temperature", self.llm.temperature, 0.0, 2.0)
+        _check_range("retrieval.top_k", self.retrieval.top_k, 1, 100)
+        _check_range("retrieval.fetch_k", self.retrieval.fetch_k, 1, 1000)
+        _check_range("retrieval.rrf_k", self.retrieval.rrf_k, 1, 1000)
+        _check_range("retrieval.rerank_candidates", self.retrieval.rerank_candidates, 1, 200)
+        _check_range("retrieval.context_tokens", self.retrieval.context_tokens, 100, 100000)
+        _check_range("store.port", self.store.port, 1, 65535)
+        return self
+
+
+def _check_choice(key: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ConfigError(
+            f"Invalid setting {key} = {value!r}", f"allowed values: {', '.join(allowed)}"
+        )
+
+
+def _check_range(key: str, value: float, low: float, high: float) -> None:
+    if not low <= value <= high:
+        raise ConfigError(f"Invalid setting {key} = {value!r}", f"allowed range: {low} to {high}")
+
+
+def _check_gpu_layers(value: str) -> None:
+    if value == "auto" or (value.lstrip("-").isdigit() and -1 <= int(value) <= 1000):
+        return
+    raise ConfigError(
+        f"Invalid setting llm.gpu_layers = {value!r}", "allowed: auto, -1 (all), 0 (CPU) or 1 to 1000"
+    )
+
+
+def _coerce(key: str, default: object, value: object) -> object:
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+    elif isinstance(default, int):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif isinstance(default, float):
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+    elif isinstance(default, str):
+        if isinstance(value, str):
+            return value
+        if key.endswith("gpu_layers") and isinstance(value, int):
+            return str(value)
+    raise ConfigError(
+        f"Invalid setting {key} = {value!r}", f"expected a {type(default).__name__}"
+    )
+
+
+def _fill(obj: Any, data: dict[str, Any], prefix: str) -> None:
+    known = {f.name: f for f in fields(obj)}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if key not in known:
+            raise ConfigError(f"Unknown setting {name}", f"known: {', '.join(sorted(known))}")
+        current = getattr(obj, key)
+        if dataclasses.is_dataclass(current):
+            if not isinstance(value, dict):
+                raise ConfigError(f"Invalid setting {name} = {value!r}", "expected a table")
+            _fill(current, value, f"{name}.")
+        else:
+            setattr(obj, key, _coerce(name, current, value))
+
+
+def settings_from_dict(data: dict[str, Any]) -> Settings:
+    settings = Settings()
+    _fill(settings, data, "")
+    return settings.validate()
+
+
+def load_settings(path: Path) -> Settings:
+    if not path.exists():
+        return Settings()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Settings file {path} is not valid TOML: {exc}", "fix or delete it") from exc
+    return settings_from_dict(data)
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'
+
+
+def settings_to_toml(settings: Settings) -> str:
+    top: list[str] = []
+    tables: list[str] = []
+    for f in fields(settings):
+        value = getattr(settings, f.name)
+        if dataclasses.is_dataclass(value):
+            tables.append(f"\n[{f.name}]")
+            tables += [f"{g.name} = {_toml_value(getattr(value, g.name))}" for g in fields(value)]
+        else:
+            top.append(f"{f.name} = {_toml_value(value)}")
+    return "\n".join(top + tables) + "\n"
+
+
+def save_settings(settings: Settings, path: Path) -> None:
+    settings.validate()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text(settings_to_toml(settings), encoding="utf-8")
+    tmp.replace(path)

@@ -1,0 +1,158 @@
+"""Plain data shared by every layer: documents, chunks, locations, passages, citations, answers.
+
+All page numbers are 1-based. Bounding boxes are PDF points with PyMuPDF's top-left origin
+(x0, y0, x1, y1); the GUI converts them for its own coordinate system.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class DocKind(StrEnum):
+    PDF = "pdf"
+    MARKDOWN = "markdown"
+    TEXT = "text"
+    OTHER = "other"  # other formats PyMuPDF opens (EPUB, XPS, HTML ...), paged like a PDF
+
+
+class DocStatus(StrEnum):
+    PENDING = "pending"  # chunks written, vectors possibly incomplete; invisible to search
+    INDEXED = "indexed"
+    FAILED = "failed"
+    REMOVING = "removing"
+
+
+class Outcome(StrEnum):
+    INDEXED = "indexed"
+    UNCHANGED = "unchanged"
+    UPDATED = "updated"
+    MOVED = "moved"
+    REMOVED = "removed"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class LineBox:
+    """One text line of a chunk on a page, in PDF points (top-left origin)."""
+
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    chunk_id: str
+    doc_id: str
+    path: str
+    title: str
+    kind: DocKind
+    text: str
+    ordinal: int
+    pages: tuple[int, ...]  # 1-based; empty for notes without pages
+    char_span: tuple[int, int]  # in the page text (first page) or the whole file for notes
+    bboxes: tuple[LineBox, ...] = ()
+    heading_path: tuple[str, ...] = ()
+    prev_id: str | None = None
+    next_id: str | None = None
+    token_count: int = 0
+
+    @property
+    def page(self) -> int | None:
+        return self.pages[0] if self.pages else None
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    doc_id: str
+    path: str
+    title: str
+    kind: DocKind
+    sha256: str
+    size: int
+    mtime: float
+    pages: int
+    chunks: int
+    status: DocStatus
+    error: str | None = None
+    ingested_at: str | None = None
+    is_core: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutcome:
+    path: str
+    outcome: Outcome
+    reason: str | None = None
+    doc_id: str | None = None
+    pages: int = 0
+    chunks: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class IngestReport:
+    outcomes: tuple[FileOutcome, ...]
+    seconds: float = 0.0
+    embedded_chunks: int = 0
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(1 for o in self.outcomes if o.outcome is outcome)
+
+    @property
+    def failed(self) -> bool:
+        return any(o.outcome is Outcome.FAILED for o in self.outcomes)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredChunk:
+    chunk: Chunk
+    score: float
+    sources: dict[str, int] = field(default_factory=dict)  # retriever name -> 1-based rank
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: str
+    mode: str
+    reranker: str
+    insufficient_evidence: bool
+    results: tuple[ScoredChunk, ...]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A numbered source given to the model."""
+
+    n: int
+    chunk: Chunk
+    text: str  # possibly widened with neighbours
+    score: float
+    is_core: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    n: int
+    chunk: Chunk
+    support: float
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    question: str
+    answer: str
+    chat_id: str | None
+    citations: tuple[Citation, ...]
+    passages: tuple[Passage, ...]
+    unsupported_sentences: tuple[str, ...]
+    refused: bool
+    reranker: str
+    gpu_offload: bool
+    timings: dict[str, float] = field(default_factory=dict)

@@ -1,0 +1,44 @@
+"""Shared fixtures. Heavy real components are session-scoped so each loads once per run."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """A throwaway --data-dir."""
+    path = tmp_path / "data"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def fake_context(data_dir: Path) -> Iterator[object]:
+    """An AppContext whose embedder, vectors, token counter and engine are deterministic fakes."""
+    from desktop_rag.bootstrap import build_context
+    from desktop_rag.config import Settings
+    from desktop_rag.testing import FakeChatEngine, HashEmbedder, InMemoryVectorIndex
+    from desktop_rag.testing import WordTokenCounter
+
+    ctx = build_context(
+        str(data_dir),
+        settings=Settings(),
+        overrides={
+            "embedder": HashEmbedder(),
+            "vectors": InMemoryVectorIndex(),
+            "token_counter": WordTokenCounter(),
+            "engine": FakeChatEngine(),
+        },
+    )
+    yield ctx
+    ctx.close()
