@@ -1,4 +1,4 @@
-"""Verified, atomic assembly of a model from parts: fake tiny parts, a SIGKILL mid-way, real parts."""
+"""Verified, atomic model assembly: tiny fake parts, a SIGKILL mid-way, the real parts."""
 
 from __future__ import annotations
 
