@@ -1,0 +1,71 @@
+"""`desktop-rag --help` is fast and light; usage errors exit 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.cli import main
+
+HEAVY = ("torch", "chromadb", "llama_cpp", "pymupdf", "fitz", "sentence_transformers", "PySide6")
+CONTRACT_COMMANDS = ("doctor",)  # TODO(foundation): full list once every area registers
+CLI = str(Path(sys.executable).parent / "desktop-rag")
+
+
+def test_help_answers_fast_and_lists_the_contract_commands() -> None:
+    start = time.perf_counter()
+    result = subprocess.run([CLI, "--help"], capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    assert result.returncode == 0
+    for command in CONTRACT_COMMANDS:
+        assert command in result.stdout
+    assert elapsed < 1.5, f"--help took {elapsed:.2f} s"
+
+
+def test_help_imports_no_heavy_library() -> None:
+    code = (
+        "import sys\n"
+        "from desktop_rag.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["no-such-command"], ["search"], ["--profile", "huge", "list"], ["doctor", "--bogus"], []],
+)
+def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_usage_error_exit_code_from_the_installed_script() -> None:
+    result = subprocess.run([CLI, "frobnicate"], capture_output=True, text=True, check=False)
+    assert result.returncode == 2
+    assert result.stdout == ""
+
+
+def test_version() -> None:
+    result = subprocess.run([CLI, "--version"], capture_output=True, text=True, check=False)
+    assert result.stdout.strip() == "desktop-rag 0.1.0"
+
+
+def test_invalid_settings_file_is_a_configuration_error(tmp_path: Path) -> None:
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "settings.toml").write_text("[llm]\ncontext_size = 10\n")
+    result = subprocess.run(
+        [CLI, "--data-dir", str(tmp_path), "doctor"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 2
+    assert "llm.context_size" in result.stderr and "512" in result.stderr
