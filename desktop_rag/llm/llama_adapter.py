@@ -1,0 +1,381 @@
+"""The only module that imports llama_cpp: a local GGUF chat model as a `ChatEngine`.
+
+Besides `generate`, the engine exposes what the CAG core cache needs: rendering with the GGUF's
+own chat template, exact tokenization, and saving/restoring the KV state with llama.cpp's state
+*file* functions (never a pickled `LlamaState`, which carries the whole logits buffer).
+A `LlamaEngine` is not thread-safe; `desktop_rag.llm.worker` gives it one owning thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from desktop_rag.errors import LLMError
+from desktop_rag.llm.generation import RepetitionGuard, Utf8Stream
+from desktop_rag.progress import CancelToken
+from desktop_rag.protocols import ChatMessage, Generation, TokenCallback
+
+log = logging.getLogger(__name__)
+
+
+def _lib() -> Any:
+    # Busy-waiting OpenMP threads starve everything else on a small shared CPU (measured on 2
+    # loaded cores: 0.8 tokens/s spinning vs 23 passive). libgomp reads this when it loads.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import llama_cpp
+
+    return llama_cpp
+
+
+def gpu_offload_supported() -> bool:
+    """Whether this llama.cpp build can offload layers to a GPU (False if it is not installed)."""
+    try:
+        return bool(_lib().llama_supports_gpu_offload())
+    except ImportError:
+        return False
+
+
+def library_version() -> str:
+    """The installed llama-cpp-python version, without importing it ('' if absent)."""
+    try:
+        return metadata.version("llama-cpp-python")
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOptions:
+    model_path: Path
+    gpu_layers: int = 0  # -1: all layers
+    context_size: int = 8192
+    threads: int = 2
+    batch_size: int = 512
+    temperature: float = 0.0
+    kv_type: str = "f16"  # llama.cpp's default K and V cache type
+
+
+_ABORT_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p)
+
+
+class _AbortHook:
+    """llama.cpp's abort callback: stops a running decode (prefill) when the token is cancelled."""
+
+    def __init__(self, ctx: Any) -> None:
+        lib = _lib()
+        self.cancel: CancelToken | None = None
+        self._callback = _ABORT_CALLBACK(self._should_abort)  # keep a reference
+        setter = lib.llama_cpp._lib.llama_set_abort_callback
+        setter.argtypes = [ctypes.c_void_p, _ABORT_CALLBACK, ctypes.c_void_p]
+        setter.restype = None
+        setter(ctx, self._callback, None)
+
+    def _should_abort(self, _data: object) -> bool:
+        return self.cancel is not None and self.cancel.cancelled
+
+    @contextlib.contextmanager
+    def watching(self, cancel: CancelToken | None) -> Iterator[None]:
+        self.cancel = cancel
+        try:
+            yield
+        finally:
+            self.cancel = None
+
+
+class LlamaEngine:
+    """A llama.cpp chat model; greedy by default. One thread must own each instance."""
+
+    def __init__(self, options: EngineOptions) -> None:
+        if not options.model_path.is_file():
+            raise LLMError(
+                f"Chat model {options.model_path} does not exist", "check models.chat_model"
+            )
+        self.options = options
+        self.name = options.model_path.name
+        self.gpu_offload = options.gpu_layers != 0 and gpu_offload_supported()
+        self.context_size = options.context_size
+        self._llm = _load(options)
+        self._vocab = self._llm._model.vocab
+        self._abort = _AbortHook(self._llm.ctx)
+        self._template = _chat_template(self._llm)
+        self.template_hash = hashlib.sha256(self._template.encode()).hexdigest()[:16]
+        self._formatter = _formatter(self._llm, self._template)
+
+    # -- text and tokens -------------------------------------------------------------------
+    def count_tokens(self, text: str) -> int:
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def render(self, messages: Sequence[ChatMessage]) -> str:
+        """The prompt text of `messages` in the model's own chat template (generation prompt on)."""
+        dicts = [{"role": m.role, "content": m.content} for m in messages]
+        return str(self._formatter(messages=dicts).prompt)
+
+    def tokenize_prompt(self, text: str) -> list[int]:
+        """Tokens of rendered prompt text (template markers become special tokens)."""
+        return list(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    # -- generation ------------------------------------------------------------------------
+    def generate(
+        self,
+        messages: Sequence[ChatMessage],
+        max_tokens: int,
+        on_token: TokenCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Generation:
+        tokens = self.tokenize_prompt(self.render(messages))
+        return self.generate_tokens(tokens, max_tokens, on_token, cancel)
+
+    def generate_tokens(
+        self,
+        tokens: Sequence[int],
+        max_tokens: int,
+        on_token: TokenCallback | None = None,
+        cancel: CancelToken | None = None,
+        fresh: bool = False,
+    ) -> Generation:
+        """Generates after `tokens`, reusing the longest prefix already in the KV cache
+        (unless `fresh`)."""
+        max_tokens = self._fit(len(tokens), max_tokens)
+        if fresh:
+            self._llm.reset()
+        run = _Run(self, len(tokens), self.reusable_prefix(tokens), on_token, cancel)
+        with self._abort.watching(cancel):
+            try:
+                run.consume(self._tokens_after(tokens), max_tokens)
+            except RuntimeError as exc:
+                self._after_failed_decode()
+                if cancel is None or not cancel.cancelled:
+                    raise LLMError(f"The model failed to generate: {exc}") from exc
+                run.stopped_by = "cancel"
+        return run.result()
+
+    def _tokens_after(self, tokens: Sequence[int]) -> Iterator[int]:
+        temp = self.options.temperature
+        return self._llm.generate(  # type: ignore[no-any-return]
+            list(tokens), temp=temp, top_k=40 if temp > 0 else 1, top_p=0.95, min_p=0.05,
+            repeat_penalty=1.0, reset=True,
+        )
+
+    def _fit(self, prompt_tokens: int, max_tokens: int) -> int:
+        room = self.context_size - prompt_tokens
+        if room < 1:
+            raise LLMError(
+                f"The prompt has {prompt_tokens} tokens; the context holds {self.context_size}",
+                "ask a shorter question, lower retrieval.context_tokens or raise llm.context_size",
+            )
+        return min(max_tokens, room)
+
+    def reusable_prefix(self, tokens: Sequence[int]) -> int:
+        """How many leading `tokens` are already evaluated in the KV cache."""
+        current = self._llm.input_ids[: self._llm.n_tokens].tolist()
+        same = 0
+        for a, b in zip(current, tokens, strict=False):
+            if a != b:
+                break
+            same += 1
+        return min(same, max(len(tokens) - 1, 0))
+
+    def _after_failed_decode(self) -> None:
+        self._llm._ctx.kv_cache_seq_rm(-1, self._llm.n_tokens, -1)
+        self._llm._requires_eval = True
+
+    def is_end(self, token: int) -> bool:
+        return bool(_lib().llama_vocab_is_eog(self._vocab, token))
+
+    def piece(self, token: int) -> bytes:
+        return bytes(self._llm.detokenize([token]))
+
+    # -- KV state files --------------------------------------------------------------------
+    def prefill(self, tokens: Sequence[int], cancel: CancelToken | None = None) -> None:
+        """Evaluates `tokens` from an empty KV cache."""
+        self._fit(len(tokens), 1)
+        self._llm.reset()
+        with self._abort.watching(cancel):
+            try:
+                self._llm.eval(list(tokens))
+            except RuntimeError as exc:
+                self._llm.reset()
+                if cancel is not None and cancel.cancelled:
+                    cancel.raise_if_cancelled()
+                raise LLMError(f"The model failed to evaluate the prompt: {exc}") from exc
+
+    def save_state(self, path: Path) -> None:
+        """Writes the KV cache and its tokens with llama_state_save_file."""
+        lib = _lib()
+        n = int(self._llm.n_tokens)
+        tokens = (lib.llama_token * n)(*self._llm.input_ids[:n].tolist())
+        if not lib.llama_state_save_file(self._llm.ctx, str(path).encode(), tokens, n):
+            raise LLMError(f"Could not save the model state to {path}", "check free disk space")
+
+    def load_state(self, path: Path, expected: Sequence[int]) -> bool:
+        """Restores a state file; False (and an empty cache) unless it holds exactly `expected`."""
+        lib = _lib()
+        capacity = max(len(expected), 1)
+        tokens = (lib.llama_token * capacity)()
+        count = ctypes.c_size_t(0)
+        self._llm.reset()
+        ok = lib.llama_state_load_file(
+            self._llm.ctx, str(path).encode(), tokens, capacity, ctypes.byref(count)
+        )
+        if not ok or list(tokens[: count.value]) != list(expected):
+            self._llm.reset()
+            self._llm._ctx.kv_cache_clear()
+            return False
+        self._llm.input_ids[: count.value] = tokens[: count.value]
+        self._llm.n_tokens = count.value
+        self._llm._requires_eval = True
+        return True
+
+    def close(self) -> None:
+        self._llm.close()
+
+
+class _Run:
+    """One streaming generation: pieces to the callback, bounds, guard and timings."""
+
+    def __init__(
+        self,
+        engine: LlamaEngine,
+        prompt_tokens: int,
+        cached: int,
+        on_token: TokenCallback | None,
+        cancel: CancelToken | None,
+    ) -> None:
+        self.engine, self.on_token, self.cancel = engine, on_token, cancel
+        self.prompt_tokens, self.cached = prompt_tokens, cached
+        self.start = time.perf_counter()
+        self.ttft_ms = 0.0
+        self.count = 0
+        self.stopped_by = "stop"
+        self.text: list[str] = []
+        self._stream = Utf8Stream()
+        self._guard = RepetitionGuard()
+
+    def consume(self, tokens: Iterator[int], max_tokens: int) -> None:
+        with contextlib.closing(tokens):  # type: ignore[type-var]
+            for token in tokens:
+                if self._step(token, max_tokens):
+                    break
+        self._emit(self._stream.flush())
+
+    def _step(self, token: int, max_tokens: int) -> bool:
+        if self.count == 0:
+            self.ttft_ms = (time.perf_counter() - self.start) * 1000
+        if self.engine.is_end(token):
+            return True
+        self.count += 1
+        self._emit(self._stream.feed(self.engine.piece(token)))
+        return self._should_stop(token, max_tokens)
+
+    def _should_stop(self, token: int, max_tokens: int) -> bool:
+        if self.cancel is not None and self.cancel.cancelled:
+            self.stopped_by = "cancel"
+        elif self._guard.add(token):
+            self.stopped_by = "repetition"
+        elif self.count >= max_tokens:
+            self.stopped_by = "length"
+        return self.stopped_by != "stop"
+
+    def _emit(self, piece: str) -> None:
+        if piece:
+            self.text.append(piece)
+            if self.on_token is not None:
+                self.on_token(piece)
+
+    def result(self) -> Generation:
+        total = (time.perf_counter() - self.start) * 1000
+        ttft = self.ttft_ms or total
+        return Generation(
+            "".join(self.text), self.prompt_tokens, self.cached, self.count, ttft, total,
+            self.stopped_by, {"decode_tokens_per_s": self._rate(total - ttft)},
+        )
+
+    def _rate(self, decode_ms: float) -> float:
+        return (self.count - 1) / (decode_ms / 1000) if self.count > 1 and decode_ms > 0 else 0.0
+
+
+def amx_kernels_active() -> bool:
+    """Whether llama.cpp's AMX matrix kernels would run: the build has them and the CPU has AMX.
+
+    Those kernels crash (SIGSEGV in ggml_backend_amx_mul_mat) on multi-token batches on the
+    machines this was developed on, so the engine then loads without extra buffer types.
+    """
+    info = bytes(_lib().llama_print_system_info()).decode(errors="replace")
+    if "AMX_INT8 = 1" not in info:
+        return False
+    try:
+        return "amx_int8" in Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return True
+
+
+@contextlib.contextmanager
+def _extra_buffers(enabled: bool) -> Iterator[None]:
+    """Loads with `use_extra_bufts` set; llama-cpp-python's constructor has no argument for it."""
+    module = _lib().llama_cpp
+    original = module.llama_model_default_params
+
+    def params() -> Any:
+        value = original()
+        value.use_extra_bufts = enabled
+        return value
+
+    module.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        module.llama_model_default_params = original
+
+
+def _load(options: EngineOptions) -> Any:
+    extra = not amx_kernels_active()
+    if not extra:
+        log.info("AMX kernels present: loading without extra buffer types (they crash)")
+    try:
+        with _extra_buffers(extra):
+            return _lib().Llama(
+                model_path=str(options.model_path), n_gpu_layers=options.gpu_layers,
+                n_ctx=options.context_size, n_batch=options.batch_size,
+                n_ubatch=options.batch_size, n_threads=options.threads,
+                n_threads_batch=options.threads, verbose=False,
+            )
+    except (ValueError, RuntimeError) as exc:
+        raise LLMError(
+            f"Could not load the chat model {options.model_path.name}: {exc}",
+            "the file may be damaged, or too large for the memory; try llm.context_size lower",
+        ) from exc
+
+
+CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def _chat_template(llm: Any) -> str:
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        log.warning("%s has no chat template; using ChatML", llm.model_path)
+        return CHATML
+    return str(template)
+
+
+def _formatter(llm: Any, template: str) -> Any:
+    from llama_cpp import llama_chat_format
+
+    def text(token: int) -> str:
+        return str(llm._model.token_get_text(token)) if token != -1 else ""
+
+    eos, bos = llm.token_eos(), llm.token_bos()
+    return llama_chat_format.Jinja2ChatFormatter(
+        template=template, eos_token=text(eos), bos_token=text(bos), stop_token_ids=[eos]
+    )
