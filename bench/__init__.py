@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench.run NAME...` runs bench/bench_NAME.py modules (see run.py)."""
