@@ -1,14 +1,136 @@
-"""CLI commands of the library area (filled in by its issue)."""
+"""CLI commands of the library area: ingest, list, remove."""
 
 from __future__ import annotations
 
 import argparse
+import signal
+import sys
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
+
+from desktop_rag.cli.output import emit_json, open_services, say
+from desktop_rag.domain import Document, FileOutcome, Outcome
+from desktop_rag.progress import CancelToken, ProgressEvent
+
+ORDER = [o.value for o in Outcome]
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
-    del sub
+    ingest = sub.add_parser(
+        "ingest", help="add files or folders to the library",
+        description="Index PDFs, Markdown and text files (folders are walked recursively). "
+        "Unchanged files are skipped; changed ones are re-indexed; files gone from a re-ingested "
+        "folder are removed. Exit code 1 if any file failed.",
+    )
+    ingest.add_argument("paths", nargs="+", metavar="PATH")
+    ingest.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    ingest.set_defaults(func=run_ingest)
+    listing = sub.add_parser("list", help="list the documents in the library")
+    listing.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    listing.set_defaults(func=run_list)
+    remove = sub.add_parser("remove", help="remove documents (by path, folder or doc id)")
+    remove.add_argument("paths", nargs="+", metavar="PATH")
+    remove.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    remove.set_defaults(func=run_remove)
 
 
-def _unused(args: argparse.Namespace) -> int:
+class _Progress:
+    """One updating line on stderr when it is a terminal."""
+
+    def __init__(self) -> None:
+        self.live = sys.stderr.isatty()
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if not self.live or event.stage not in ("embed", "file-done"):
+            return
+        eta = f", about {event.eta_s:.0f} s left" if event.eta_s is not None else ""
+        line = (f"[{event.files_done}/{event.files_total} files, {event.pages_done} pages, "
+                f"{event.chunks_done} chunks{eta}] {event.message}")
+        sys.stderr.write("\r\033[K" + line[:150])
+        sys.stderr.flush()
+
+    def end(self) -> None:
+        if self.live:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+@contextmanager
+def _cancel_on_interrupt(token: CancelToken) -> Iterator[None]:
+    """Ctrl-C cancels the ingestion cleanly (the library stays consistent)."""
+    previous = signal.signal(signal.SIGINT, lambda *_: token.cancel())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def run_ingest(args: argparse.Namespace) -> int:
+    token, progress = CancelToken(), _Progress()
+    with open_services(args) as services, _cancel_on_interrupt(token):
+        report = services.ingest(args.paths, progress=progress, cancel=token)
+    progress.end()
+    counts = _counts(report.outcomes)
+    if args.json:
+        emit_json({"outcomes": report.outcomes, "totals": counts, "seconds": report.seconds,
+                   "embedded_chunks": report.embedded_chunks})
+    else:
+        _print_outcomes(report.outcomes)
+        say(f"\n{_summary(counts)} in {report.seconds:.1f} s.")
+    if token.cancelled:
+        return 130
+    return 1 if report.failed else 0
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    with open_services(args) as services:
+        outcomes = services.remove(args.paths)
+    if args.json:
+        emit_json({"outcomes": outcomes, "totals": _counts(outcomes)})
+    else:
+        _print_outcomes(outcomes)
     return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    with open_services(args) as services:
+        docs = services.list_documents()
+    if args.json:
+        emit_json({"documents": docs})
+        return 0
+    if not docs:
+        say("The library is empty. Add documents with: desktop-rag ingest PATH")
+        return 0
+    for doc in docs:
+        say(_document_line(doc))
+    say(f"\n{len(docs)} documents, {sum(d.chunks for d in docs)} chunks.")
+    return 0
+
+
+def _document_line(doc: Document) -> str:
+    pages = f"{doc.pages} pages, " if doc.pages else ""
+    when = f", ingested {doc.ingested_at}" if doc.ingested_at else ""
+    error = f"\n    error: {doc.error}" if doc.error else ""
+    return (f"{doc.status.value:<9} {doc.path}\n    title: {doc.title} ({pages}{doc.chunks} chunks"
+            f"{when}; sha256 {doc.sha256[:12]}…, id {doc.doc_id}){error}")
+
+
+def _counts(outcomes: Sequence[FileOutcome]) -> dict[str, int]:
+    counts = Counter(o.outcome.value for o in outcomes)
+    return {name: counts[name] for name in ORDER if counts[name]}
+
+
+def _summary(counts: dict[str, int]) -> str:
+    if not counts:
+        return "No files found"
+    return ", ".join(f"{n} {name}" for name, n in counts.items())
+
+
+def _print_outcomes(outcomes: Sequence[FileOutcome]) -> None:
+    for o in outcomes:
+        pages = f"{o.pages} pages, " if o.pages else ""
+        detail = f" ({pages}{o.chunks} chunks)" if o.chunks else ""
+        reason = f": {o.reason}" if o.reason else ""
+        say(f"{o.outcome.value:<9} {o.path}{detail}{reason}")

@@ -1,9 +1,123 @@
-"""Service facade: library operations (filled in by its issue)."""
+"""Service facade: the document library (ingest, remove, list, notes, consistency)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
 from desktop_rag.bootstrap import AppContext
+from desktop_rag.domain import Chunk, DocStatus, Document, FileOutcome, IngestReport, Outcome
+from desktop_rag.errors import NotFoundError
+from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
+from desktop_rag.store.lock import WriterLock
+
+
+def _slug(title: str) -> str:
+    slug = re.sub(r"[^\w\-]+", "-", title.strip().lower(), flags=re.UNICODE).strip("-")
+    return slug[:80] or "note"
 
 
 class LibraryService:
     ctx: AppContext
+
+    @property
+    def writer_lock(self) -> WriterLock:
+        """This process's lock on the library (re-entrant); a second process gets
+        LibraryInUseError while it is held."""
+        lock = self.ctx.__dict__.get("_writer_lock")
+        if lock is None:
+            lock = self.ctx.__dict__["_writer_lock"] = WriterLock(self.ctx.paths.lock_file)
+        assert isinstance(lock, WriterLock)
+        return lock
+
+    def ingest(
+        self, paths: Sequence[str | Path], progress: ProgressCallback = no_progress,
+        cancel: CancelToken | None = None,
+    ) -> IngestReport:
+        from desktop_rag.ingest.pipeline import Ingestor
+
+        with self.writer_lock:
+            ctx = self.ctx
+            ingestor = Ingestor(
+                ctx.catalog, ctx.vectors, lambda: ctx.embedder, lambda: ctx.token_counter,
+                progress, cancel,
+            )
+            return ingestor.run(paths)
+
+    def remove(self, paths: Sequence[str | Path]) -> list[FileOutcome]:
+        """Removes documents by path (a folder: everything under it) or by doc_id."""
+        from desktop_rag.ingest.recovery import remove_documents
+
+        with self.writer_lock:
+            outcomes = []
+            for raw in paths:
+                docs = self._documents_for(raw)
+                if not docs:
+                    outcomes.append(
+                        FileOutcome(str(raw), Outcome.SKIPPED, "not in the library")
+                    )
+                for doc in docs:
+                    remove_documents(self.ctx.catalog, self.ctx.vectors, [doc.doc_id])
+                    outcomes.append(FileOutcome(
+                        doc.path, Outcome.REMOVED, None, doc.doc_id, doc.pages, doc.chunks
+                    ))
+            return outcomes
+
+    def _documents_for(self, raw: str | Path) -> list[Document]:
+        from desktop_rag.ingest.scan import absolute
+
+        catalog = self.ctx.catalog
+        by_id = catalog.get_document(str(raw))
+        if by_id is not None:
+            return [by_id]
+        path = absolute(raw)
+        return catalog.documents_at(str(path)) or catalog.documents_under(str(path))
+
+    def list_documents(self) -> list[Document]:
+        return self.ctx.catalog.documents()
+
+    def get_document(self, doc_id: str) -> Document:
+        doc = self.ctx.catalog.get_document(doc_id)
+        if doc is None:
+            raise NotFoundError(f"No document with id {doc_id}", "see `desktop-rag list`")
+        return doc
+
+    def document_chunks(self, doc_id: str) -> list[Chunk]:
+        self.get_document(doc_id)
+        return self.ctx.catalog.chunks_of(doc_id)
+
+    def save_note(self, title: str, text: str) -> IngestReport:
+        """Writes <notes_dir>/<slug>.md (a new name if it exists) and ingests it."""
+        folder = self.ctx.paths.notes_dir
+        folder.mkdir(parents=True, exist_ok=True)
+        path, n = folder / f"{_slug(title)}.md", 1
+        while path.exists():
+            n += 1
+            path = folder / f"{_slug(title)}-{n}.md"
+        body = text if text.lstrip().startswith("#") else f"# {title.strip()}\n\n{text}"
+        path.write_text(body.rstrip() + "\n", encoding="utf-8")
+        return self.ingest([path])
+
+    def check_consistency(self, repair: bool = False) -> dict[str, Any]:
+        """Catalog vs vectors vs sparse index, chunk for chunk. With `repair`, first finishes
+        interrupted work, deletes orphan vectors and re-embeds missing ones (takes the lock)."""
+        from desktop_rag.ingest import recovery
+
+        ctx = self.ctx
+        if not repair:
+            return recovery.consistency_report(ctx.catalog, ctx.vectors)
+        with self.writer_lock:
+            done = recovery.resume(ctx.catalog, ctx.vectors, lambda: ctx.embedder)
+            done["orphan_vectors_deleted"] += recovery.delete_orphans(ctx.catalog, ctx.vectors)
+            done["vectors_reembedded"] = recovery.repair_missing_vectors(
+                ctx.catalog, ctx.vectors, lambda: ctx.embedder
+            )
+            report = recovery.consistency_report(ctx.catalog, ctx.vectors)
+            report["repaired"] = done
+            return report
+
+    def library_counts(self) -> dict[str, int]:
+        docs = self.ctx.catalog.documents()
+        return {s.value: sum(1 for d in docs if d.status is s) for s in DocStatus}

@@ -1,0 +1,187 @@
+"""Structure-aware chunking sized by the embedder's own word pieces.
+
+Segments (paragraphs, headings) are packed greedily up to TARGET word pieces; a paragraph that is
+too long is split at sentence boundaries, a sentence that is too long at word boundaries. No chunk
+exceeds the embedder's limit (max_word_pieces minus its 2 special tokens), so the embedder sees
+all of the text. A heading always starts a chunk and stays with the text after it. Chunks may
+span a page break only when the first part is small; they then record every page.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from desktop_rag.domain import LineBox
+from desktop_rag.ingest.segments import Segment
+from desktop_rag.protocols import Embedder, TokenCounter
+
+TARGET = 200
+SPECIAL_TOKENS = 2
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A segment or a part of one, with its word-piece count."""
+
+    seg: Segment
+    a: int  # offsets into seg.text
+    b: int
+    wp: int
+
+    @property
+    def text(self) -> str:
+        return self.seg.text[self.a : self.b]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkDraft:
+    text: str
+    pages: tuple[int, ...]
+    char_span: tuple[int, int]
+    bboxes: tuple[LineBox, ...]
+    heading_path: tuple[str, ...]
+    word_pieces: int
+    token_count: int
+
+
+class Chunker:
+    def __init__(self, embedder: Embedder, counter: TokenCounter, target: int = TARGET) -> None:
+        self.embedder = embedder
+        self.counter = counter
+        self._wanted = target
+
+    @cached_property
+    def limit(self) -> int:
+        """The most word pieces a chunk may have (read lazily: it may load the model)."""
+        return self.embedder.max_word_pieces - SPECIAL_TOKENS
+
+    @cached_property
+    def target(self) -> int:
+        return max(8, min(self._wanted, self.limit))
+
+    def chunk(self, segments: Iterable[Segment]) -> Iterator[ChunkDraft]:
+        group: list[Piece] = []
+        for piece in self._pieces(segments):
+            if group and self._breaks(group, piece):
+                yield self._draft(group)
+                group = []
+            group.append(piece)
+        if group:
+            yield self._draft(group)
+
+    def _count(self, texts: Sequence[str]) -> list[int]:
+        return self.embedder.count_word_pieces(list(texts)) if texts else []
+
+    def _pieces(self, segments: Iterable[Segment]) -> Iterator[Piece]:
+        batch: list[Segment] = []
+        for seg in segments:
+            batch.append(seg)
+            if len(batch) >= 64:
+                yield from self._split_batch(batch)
+                batch = []
+        yield from self._split_batch(batch)
+
+    def _split_batch(self, batch: list[Segment]) -> Iterator[Piece]:
+        for seg, wp in zip(batch, self._count([s.text for s in batch]), strict=True):
+            if wp <= self.target:
+                yield Piece(seg, 0, len(seg.text), wp)
+            else:
+                yield from self._split(seg, _spans(seg.text, _SENTENCE_END))
+
+    def _split(self, seg: Segment, spans: list[tuple[int, int]]) -> Iterator[Piece]:
+        """Packs the spans (sentences or words) of one segment into pieces <= target."""
+        counts = self._count([seg.text[a:b] for a, b in spans])
+        start, total, end = -1, 0, 0
+        for (a, b), wp in zip(spans, counts, strict=True):
+            if wp > self.target:
+                if start >= 0:
+                    yield Piece(seg, start, end, total)
+                start = -1
+                yield from self._split_words(seg, a, b)
+                continue
+            if start >= 0 and total + wp > self.target:
+                yield Piece(seg, start, end, total)
+                start = -1
+            start, total, end = (a, 0, b) if start < 0 else (start, total, b)
+            total += wp
+        if start >= 0:
+            yield Piece(seg, start, end, total)
+
+    def _split_words(self, seg: Segment, a: int, b: int) -> Iterator[Piece]:
+        words = [(a + m.start(), a + m.end()) for m in _WORD.finditer(seg.text[a:b])]
+        counts = self._count([seg.text[x:y] for x, y in words])
+        start, total = words[0][0] if words else a, 0
+        last = start
+        for (x, y), wp in zip(words, counts, strict=True):
+            if total and total + wp > self.target:
+                yield Piece(seg, start, last, total)
+                start, total = x, 0
+            if wp > self.target:  # one giant "word" (a URL, a hash): cut it by characters
+                yield from self._split_chars(seg, x, y)
+                start, total = y, 0
+                continue
+            total, last = total + wp, y
+        if total:
+            yield Piece(seg, start, last, total)
+
+    def _split_chars(self, seg: Segment, a: int, b: int) -> Iterator[Piece]:
+        # A word piece covers at least one character, so `target` characters fit in `target`.
+        cuts = list(range(a, b, self.target))
+        counts = self._count([seg.text[x : min(x + self.target, b)] for x in cuts])
+        for x, wp in zip(cuts, counts, strict=True):
+            yield Piece(seg, x, min(x + self.target, b), wp)
+
+    def _breaks(self, group: list[Piece], piece: Piece) -> bool:
+        size = sum(p.wp for p in group) + len(group)
+        if size + piece.wp > self.target:
+            return True
+        if piece.seg.is_heading and not all(p.seg.is_heading for p in group):
+            return True
+        if piece.seg.heading_path != group[-1].seg.heading_path and not group[-1].seg.is_heading:
+            return True
+        return piece.seg.page != group[-1].seg.page and size >= self.target // 2
+
+    def _draft(self, group: list[Piece]) -> ChunkDraft:
+        text = _join(group)
+        first, last = group[0], group[-1]
+        pages = tuple(sorted({p.seg.page for p in group if p.seg.page is not None}))
+        start = first.seg.start if first.a == 0 else first.seg.start + first.a
+        end = last.seg.end if last.b == len(last.seg.text) else last.seg.start + last.b
+        wp = sum(p.wp for p in group)
+        return ChunkDraft(text, pages, (start, end), _boxes(group), last.seg.heading_path, wp,
+                          self.counter.count(text))
+
+
+def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for match in pattern.finditer(text):
+        if match.start() > start:
+            spans.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
+
+
+def _join(group: list[Piece]) -> str:
+    parts = [group[0].text]
+    for prev, piece in itertools.pairwise(group):
+        parts.append(" " if piece.seg is prev.seg else "\n")
+        parts.append(piece.text)
+    return "".join(parts).strip()
+
+
+def _boxes(group: list[Piece]) -> tuple[LineBox, ...]:
+    boxes: list[LineBox] = []
+    for piece in group:
+        lo, hi = piece.seg.start + piece.a, piece.seg.start + piece.b
+        for line in piece.seg.lines:
+            if line.start < hi and line.end > lo and (not boxes or boxes[-1] is not line.box):
+                boxes.append(line.box)
+    return tuple(boxes)

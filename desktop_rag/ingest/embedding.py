@@ -1,0 +1,128 @@
+"""Embeds chunks, never the same text twice: vectors of identical text already in the store are
+reused (fetched with get_embeddings); new texts go to the embedder in length-sorted batches."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from desktop_rag.domain import Chunk
+from desktop_rag.progress import CancelToken
+from desktop_rag.protocols import Embedder, Vector, VectorIndex
+from desktop_rag.store.catalog import Catalog, text_sha
+
+BATCH = 32
+MAX_DONORS = 3
+
+
+@dataclass(slots=True)
+class EmbedStats:
+    embedded_texts: int = 0
+    reused: int = 0
+    embed_seconds: float = 0.0
+
+
+class GuardedEmbedder:
+    """Serializes calls into one embedder shared by the extraction and embedding threads
+    (a Hugging Face fast tokenizer must not be used by two threads at once), and loads it only
+    when first needed (re-ingesting an unchanged folder never loads the model)."""
+
+    def __init__(self, inner: Embedder | Callable[[], Embedder]) -> None:
+        self._inner = inner
+        self._lock = threading.RLock()
+
+    @property
+    def inner(self) -> Embedder:
+        with self._lock:
+            if callable(self._inner) and not hasattr(self._inner, "embed_documents"):
+                self._inner = self._inner()
+            return self._inner  # type: ignore[return-value]
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        raise AttributeError("read-only")
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    @dim.setter
+    def dim(self, value: int) -> None:
+        raise AttributeError("read-only")
+
+    @property
+    def max_word_pieces(self) -> int:
+        return self.inner.max_word_pieces
+
+    @max_word_pieces.setter
+    def max_word_pieces(self, value: int) -> None:
+        raise AttributeError("read-only")
+
+    def embed_documents(self, texts: Sequence[str]) -> Vector:
+        inner = self.inner
+        with self._lock:
+            return inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Vector:
+        with self._lock:
+            return self.inner.embed_query(text)
+
+    def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
+        with self._lock:
+            return self.inner.count_word_pieces(texts)
+
+
+def _reusable(catalog: Catalog, vectors: VectorIndex, shas: list[str]) -> dict[str, Vector]:
+    donors = catalog.chunk_ids_with_text(shas)
+    wanted = [cid for ids in donors.values() for cid in ids[:MAX_DONORS]]
+    found = vectors.get_embeddings(wanted) if wanted else {}
+    out: dict[str, Vector] = {}
+    for sha, ids in donors.items():
+        for cid in ids[:MAX_DONORS]:
+            if cid in found:
+                out[sha] = found[cid]
+                break
+    return out
+
+
+def embed_chunks(
+    chunks: Sequence[Chunk],
+    catalog: Catalog,
+    vectors: VectorIndex,
+    embedder: Embedder,
+    cancel: CancelToken | None = None,
+    on_batch: Callable[[int], None] | None = None,
+    stats: EmbedStats | None = None,
+) -> Vector:
+    """One vector per chunk (rows in `chunks` order). Raises CancelledError between batches."""
+    import time
+
+    stats = stats if stats is not None else EmbedStats()
+    shas = [text_sha(c.text) for c in chunks]
+    known = _reusable(catalog, vectors, sorted(set(shas)))
+    stats.reused += sum(1 for s in shas if s in known)
+    todo = {s: c.text for s, c in zip(shas, chunks, strict=True) if s not in known}
+    order = sorted(todo, key=lambda s: len(todo[s]))
+    for start in range(0, len(order), BATCH):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        part = order[start : start + BATCH]
+        began = time.perf_counter()
+        got = embedder.embed_documents([todo[s] for s in part])
+        stats.embed_seconds += time.perf_counter() - began
+        stats.embedded_texts += len(part)
+        known.update(zip(part, np.asarray(got, dtype=np.float32), strict=True))
+        if on_batch is not None:
+            on_batch(len(part))
+    if not chunks:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return np.stack([known[s] for s in shas]).astype(np.float32)
+
+

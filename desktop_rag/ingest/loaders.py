@@ -1,0 +1,147 @@
+"""Opens files into LoadedDocuments. The only module that imports PyMuPDF.
+
+PDF and the other formats PyMuPDF reads (EPUB, XPS, FB2, MOBI, CBZ, HTML) are read one page at a
+time: each page's text is built from its lines in reading order, every line keeping its box in
+PDF points (top-left origin), so a chunk knows its page, character span and line boxes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from desktop_rag.domain import DocKind, LineBox
+from desktop_rag.ingest.notes import load_markdown, load_text
+from desktop_rag.ingest.segments import Line, LoadedDocument, LoadError, Segment
+
+log = logging.getLogger(__name__)
+
+PDF_SUFFIXES = frozenset({".pdf"})
+PAGED_SUFFIXES = frozenset({".epub", ".xps", ".oxps", ".fb2", ".mobi", ".cbz", ".html", ".htm",
+                            ".xhtml"})
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd"})
+TEXT_SUFFIXES = frozenset({".txt", ".text", ".rst", ".org", ".csv", ".log"})
+SUPPORTED = PDF_SUFFIXES | PAGED_SUFFIXES | MARKDOWN_SUFFIXES | TEXT_SUFFIXES
+SCANNED = "no extractable text: looks scanned; OCR is not available"
+
+
+def kind_of(path: Path) -> DocKind | None:
+    suffix = path.suffix.lower()
+    if suffix in PDF_SUFFIXES:
+        return DocKind.PDF
+    if suffix in PAGED_SUFFIXES:
+        return DocKind.OTHER
+    if suffix in MARKDOWN_SUFFIXES:
+        return DocKind.MARKDOWN
+    if suffix in TEXT_SUFFIXES:
+        return DocKind.TEXT
+    return None
+
+
+def load(path: Path) -> LoadedDocument:
+    """Opens `path`; raises LoadError with a user-facing reason."""
+    kind = kind_of(path)
+    if kind is None:
+        raise LoadError(f"unsupported file type '{path.suffix or path.name}'", skip=True)
+    if kind is DocKind.MARKDOWN:
+        return load_markdown(path)
+    if kind is DocKind.TEXT:
+        return load_text(path)
+    return _load_paged(path, kind)
+
+
+def _open(path: Path) -> Any:
+    import pymupdf
+
+    try:
+        return pymupdf.open(path)  # type: ignore[no-untyped-call]
+    except pymupdf.EmptyFileError as exc:
+        raise LoadError("empty file (0 bytes)", skip=True) from exc
+    except (pymupdf.FileDataError, RuntimeError, ValueError) as exc:
+        log.debug("cannot open %s: %s", path, exc)
+        raise LoadError(
+            "cannot open: the file is corrupt, truncated or not a valid document"
+        ) from exc
+
+
+def _load_paged(path: Path, kind: DocKind) -> LoadedDocument:
+    doc = _open(path)
+    try:
+        if doc.needs_pass:
+            raise LoadError("password-protected; decrypt it first (OCR/decryption not available)")
+        pages = int(doc.page_count)
+        if pages == 0:
+            raise LoadError("cannot open: no pages (corrupt, truncated or not a valid document)")
+        title = _title(doc, path)
+    except LoadError:
+        doc.close()
+        raise
+    except Exception as exc:
+        doc.close()
+        raise LoadError(f"cannot read the document structure: {exc}") from exc
+    reason = SCANNED if kind is DocKind.PDF else "no extractable text"
+    return LoadedDocument(kind, title, pages, _segments(doc), empty_reason=reason,
+                          empty_is_skip=False)
+
+
+def _title(doc: Any, path: Path) -> str:
+    meta = doc.metadata or {}
+    title = str(meta.get("title") or "").strip()
+    junk = ("microsoft word", "untitled", "slide 1")
+    if len(title) < 3 or title.lower().startswith(junk) or title.lower().endswith(".pdf"):
+        return path.stem
+    return title
+
+
+def _segments(doc: Any) -> Iterator[Segment]:
+    try:
+        for index in range(doc.page_count):
+            try:
+                page = doc.load_page(index)
+                yield from page_segments(_page_dict(page), index + 1)
+            except LoadError:
+                raise
+            except Exception as exc:  # one bad page must not lose the document
+                log.warning("page %d unreadable: %s", index + 1, exc)
+    finally:
+        doc.close()
+
+
+def _page_dict(page: Any) -> dict[str, Any]:
+    import pymupdf
+
+    flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
+    result: dict[str, Any] = page.get_text("dict", sort=True, flags=flags)
+    return result
+
+
+def page_segments(page_dict: dict[str, Any], page_no: int) -> Iterator[Segment]:
+    """One segment per text block; offsets index the page text (blocks joined by blank lines,
+    lines by newlines); segment text is that slice with newlines as spaces."""
+    offset = 0
+    for block in page_dict.get("blocks", ()):
+        if block.get("type", 0) != 0:
+            continue
+        texts, lines = _block_lines(block, page_no, offset)
+        if not texts:
+            continue
+        body = "\n".join(texts)
+        yield Segment(body.replace("\n", " "), page_no, offset, offset + len(body), tuple(lines))
+        offset += len(body) + 2
+
+
+def _block_lines(block: dict[str, Any], page_no: int, offset: int) -> tuple[list[str], list[Line]]:
+    texts: list[str] = []
+    lines: list[Line] = []
+    pos = offset
+    for line in block.get("lines", ()):
+        text = "".join(span.get("text", "") for span in line.get("spans", ())).strip()
+        if not text:
+            continue
+        x0, y0, x1, y1 = line["bbox"]
+        lines.append(Line(pos, pos + len(text), LineBox(page_no, x0, y0, x1, y1)))
+        texts.append(text)
+        pos += len(text) + 1
+    return texts, lines

@@ -1,0 +1,190 @@
+"""Ingestion: scan, plan, then extraction (a producer thread) overlapped with embedding.
+
+The producer opens and chunks one file at a time into a small bounded queue, so memory stays
+bounded; the calling thread embeds, writes and reports. Cancellation is checked between pages,
+files and embedding batches; a document cut short is rolled back, so the library stays consistent.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import cast
+
+from desktop_rag.domain import FileOutcome, IngestReport, Outcome
+from desktop_rag.errors import CancelledError
+from desktop_rag.ingest import recovery
+from desktop_rag.ingest.chunker import ChunkDraft, Chunker
+from desktop_rag.ingest.embedding import EmbedStats, GuardedEmbedder
+from desktop_rag.ingest.planner import Job, Planner
+from desktop_rag.ingest.scan import scan
+from desktop_rag.ingest.segments import LoadedDocument, LoadError
+from desktop_rag.ingest.writer import DocumentWriter
+from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
+from desktop_rag.protocols import Embedder, TokenCounter, VectorIndex
+from desktop_rag.store.catalog import Catalog
+
+log = logging.getLogger(__name__)
+QUEUE_SIZE = 2
+
+
+@dataclass(slots=True)
+class Extracted:
+    job: Job
+    loaded: LoadedDocument | None = None
+    drafts: list[ChunkDraft] = field(default_factory=list)
+    error: LoadError | None = None
+
+
+@dataclass(slots=True)
+class Totals:
+    files_total: int = 0
+    files_done: int = 0
+    pages: int = 0
+    chunks: int = 0
+    bytes_total: int = 0
+    bytes_done: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+    def eta(self) -> float | None:
+        if not self.bytes_done:
+            return None
+        elapsed = time.perf_counter() - self.started
+        return elapsed / self.bytes_done * (self.bytes_total - self.bytes_done)
+
+
+class Ingestor:
+    """One ingestion run over one library (the caller holds the write lock)."""
+
+    def __init__(
+        self, catalog: Catalog, vectors: VectorIndex,
+        embedder: Embedder | Callable[[], Embedder],
+        counter: TokenCounter | Callable[[], TokenCounter],
+        progress: ProgressCallback = no_progress, cancel: CancelToken | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.vectors = vectors
+        self.embedder = GuardedEmbedder(embedder)
+        self._counter = counter
+        self.progress = progress
+        self.cancel = cancel or CancelToken()
+        self.stats = EmbedStats()
+        self.totals = Totals()
+        self._stop = threading.Event()
+        self.writer = DocumentWriter(catalog, vectors, self.embedder, self.cancel, self.stats)
+
+    def run(self, paths: Sequence[str | Path]) -> IngestReport:
+        recovery.resume(self.catalog, self.vectors, self.embedder)
+        self._emit("scan", message="looking for files")
+        found = scan(list(paths))
+        planner = Planner(self.catalog)
+        for item in found.files:
+            planner.add(item)
+        outcomes = [*found.outcomes, *planner.plan.outcomes]
+        outcomes += self.writer.apply_moves(planner.plan.moves)
+        outcomes += self.writer.remove_vanished(found.folders)
+        outcomes += self._extract_and_embed(planner.plan.jobs)
+        seconds = time.perf_counter() - self.totals.started
+        outcomes.sort(key=lambda o: o.path)
+        return IngestReport(tuple(outcomes), seconds, self.stats.embedded_texts)
+
+    @cached_property
+    def chunker(self) -> Chunker:
+        counter = self._counter
+        if not hasattr(counter, "count"):
+            counter = counter()
+        return Chunker(self.embedder, cast(TokenCounter, counter))
+
+    def _extract_and_embed(self, jobs: list[Job]) -> list[FileOutcome]:
+        if not jobs:
+            return []
+        self.chunker  # noqa: B018 - built here, not in the extraction thread
+        self.totals.files_total = len(jobs)
+        self.totals.bytes_total = sum(j.size for j in jobs)
+        items: queue.Queue[Extracted | None] = queue.Queue(QUEUE_SIZE)
+        producer = threading.Thread(
+            target=self._produce, args=(jobs, items), name="ingest-extract", daemon=True
+        )
+        producer.start()
+        outcomes: list[FileOutcome] = []
+        try:
+            while (item := items.get()) is not None:
+                outcomes.append(self._consume(item))
+        finally:
+            self._stop.set()
+            producer.join()
+        done = {o.path for o in outcomes}
+        return outcomes + [
+            FileOutcome(str(j.path), Outcome.CANCELLED, "cancelled before it was read")
+            for j in jobs if str(j.path) not in done
+        ]
+
+    def _produce(self, jobs: list[Job], items: queue.Queue[Extracted | None]) -> None:
+        try:
+            for job in jobs:
+                if self._stopping():
+                    break
+                self._put(items, self._extract(job))
+        finally:
+            self._put(items, None)
+
+    def _stopping(self) -> bool:
+        return self.cancel.cancelled or self._stop.is_set()
+
+    def _put(self, items: queue.Queue[Extracted | None], item: Extracted | None) -> None:
+        while not self._stop.is_set():
+            try:
+                items.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def _extract(self, job: Job) -> Extracted:
+        try:
+            loaded = _load(job.path)
+            drafts = []
+            for draft in self.chunker.chunk(loaded.segments):
+                if self._stopping():
+                    return Extracted(job, error=LoadError("cancelled"))
+                drafts.append(draft)
+            return Extracted(job, loaded, drafts)
+        except LoadError as exc:
+            return Extracted(job, error=exc)
+        except Exception as exc:  # a loader bug must cost one file, not the run
+            log.exception("extracting %s failed", job.path)
+            return Extracted(job, error=LoadError(f"unexpected error while reading: {exc}"))
+
+    def _consume(self, item: Extracted) -> FileOutcome:
+        job = item.job
+        try:
+            if self.cancel.cancelled:
+                raise CancelledError()
+            self._emit("embed", message=str(job.path))
+            outcome = self.writer.write(job, item)
+        except CancelledError:
+            outcome = FileOutcome(str(job.path), Outcome.CANCELLED, "cancelled")
+        self.totals.files_done += 1
+        self.totals.bytes_done += job.size
+        self.totals.pages += outcome.pages
+        self.totals.chunks += outcome.chunks
+        self._emit("file-done", message=f"{job.path}: {outcome.outcome.value}")
+        return outcome
+
+    def _emit(self, stage: str, message: str = "") -> None:
+        t = self.totals
+        self.progress(ProgressEvent(
+            stage, t.files_done, t.files_total, message, t.files_done, t.files_total, t.pages,
+            t.chunks, t.eta(),
+        ))
+
+
+def _load(path: Path) -> LoadedDocument:
+    from desktop_rag.ingest.loaders import load
+
+    return load(path)

@@ -1,0 +1,121 @@
+"""Decides what each found file needs, from the catalog and the file's content hash.
+
+- same path, same size and mtime as the indexed document: unchanged (not even hashed);
+- same content hash as the document at that path: unchanged;
+- content already indexed at another path that no longer exists: moved (no re-embedding);
+  if that path still exists: skipped as a duplicate;
+- anything else: extracted, chunked and embedded (indexed, or updated when the path had an
+  older version).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop_rag.domain import DocStatus, Document, FileOutcome, Outcome
+from desktop_rag.ingest.loaders import kind_of
+from desktop_rag.ingest.scan import Found
+from desktop_rag.store.catalog import Catalog
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A file to extract and embed."""
+
+    path: Path
+    size: int
+    mtime: float
+    sha256: str
+    previous: Document | None  # the indexed version at the same path, if any
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    doc: Document
+    path: Path
+    size: int
+    mtime: float
+
+
+@dataclass(slots=True)
+class Plan:
+    jobs: list[Job]
+    moves: list[Move]
+    outcomes: list[FileOutcome]
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Planner:
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.plan = Plan([], [], [])
+        self._claimed: dict[str, Path] = {}  # sha -> first path of this run
+
+    def add(self, found: Found) -> None:
+        outcome = self._classify(found.path)
+        if outcome is not None:
+            self.plan.outcomes.append(outcome)
+
+    def _classify(self, path: Path) -> FileOutcome | None:
+        name = str(path)
+        if kind_of(path) is None:
+            return FileOutcome(name, Outcome.SKIPPED, f"unsupported file type '{path.suffix}'")
+        try:
+            st = path.stat()
+            if st.st_size == 0:
+                return FileOutcome(name, Outcome.SKIPPED, "empty file (0 bytes)")
+            current = self._indexed_at(name)
+            if current and (current.size, current.mtime) == (st.st_size, st.st_mtime):
+                return _unchanged(current)
+            failed = self._failed_at(name)
+            if failed and (failed.size, failed.mtime) == (st.st_size, st.st_mtime):
+                return FileOutcome(name, Outcome.FAILED, failed.error)
+            sha = file_sha256(path)
+        except OSError as exc:
+            return FileOutcome(name, Outcome.FAILED, f"cannot read file: {exc.strerror or exc}")
+        return self._by_content(path, sha, st.st_size, st.st_mtime, current)
+
+    def _by_content(
+        self, path: Path, sha: str, size: int, mtime: float, current: Document | None
+    ) -> FileOutcome | None:
+        name = str(path)
+        if current is not None and current.sha256 == sha:
+            self.catalog.touch(current.doc_id, size, mtime)
+            self._claimed.setdefault(sha, path)
+            return _unchanged(current)
+        if sha in self._claimed:
+            return FileOutcome(name, Outcome.SKIPPED, f"duplicate of {self._claimed[sha]}")
+        self._claimed[sha] = path
+        known = self.catalog.document_with_sha(sha)
+        if known is not None and os.path.lexists(known.path):
+            return FileOutcome(name, Outcome.SKIPPED, f"duplicate of {known.path}")
+        if known is not None:
+            self.plan.moves.append(Move(known, path, size, mtime))
+            return None
+        self.plan.jobs.append(Job(path, size, mtime, sha, current))
+        return None
+
+    def _indexed_at(self, path: str) -> Document | None:
+        return self._at(path, DocStatus.INDEXED)
+
+    def _failed_at(self, path: str) -> Document | None:
+        """A failure recorded for this very file (same size and mtime) is not retried."""
+        return self._at(path, DocStatus.FAILED)
+
+    def _at(self, path: str, status: DocStatus) -> Document | None:
+        docs = [d for d in self.catalog.documents_at(path) if d.status is status]
+        return docs[0] if docs else None
+
+
+def _unchanged(doc: Document) -> FileOutcome:
+    return FileOutcome(doc.path, Outcome.UNCHANGED, None, doc.doc_id, doc.pages, doc.chunks)

@@ -1,0 +1,75 @@
+"""Finds the files to ingest: explicit files, and folders walked recursively.
+
+Hidden files and folders (".name") and version-control folders are skipped; symbolic links are
+followed, but a folder already visited (a symlink loop) is never entered twice.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop_rag.domain import FileOutcome, Outcome
+
+SKIP_DIRS = frozenset({"CVS", "_darcs", "__pycache__", "node_modules", "_MTN"})
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    path: Path  # absolute, not resolved (a symlink keeps its own name)
+    explicit: bool  # named by the user rather than found in a folder
+
+
+@dataclass(slots=True)
+class ScanResult:
+    files: list[Found]
+    folders: list[Path]
+    outcomes: list[FileOutcome]
+
+
+def absolute(path: str | os.PathLike[str]) -> Path:
+    return Path(os.path.abspath(os.path.expanduser(os.fspath(path))))
+
+
+def scan(paths: list[str | os.PathLike[str]]) -> ScanResult:
+    result = ScanResult([], [], [])
+    seen: set[Path] = set()
+    for raw in paths:
+        path = absolute(raw)
+        if path.is_dir():
+            result.folders.append(path)
+            found = [Found(p, False) for p in walk(path)]
+        elif path.exists() or path.is_symlink():
+            found = [Found(path, True)]
+        else:
+            result.outcomes.append(FileOutcome(str(path), Outcome.FAILED, "no such file or folder"))
+            found = []
+        for item in found:
+            if item.path not in seen:
+                seen.add(item.path)
+                result.files.append(item)
+    return result
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith(".") or name in SKIP_DIRS
+
+
+def walk(root: Path) -> list[Path]:
+    """All non-hidden files under `root`, sorted, following symlinks without loops."""
+    visited: set[tuple[int, int]] = set()
+    files: list[Path] = []
+    for folder, dirs, names in os.walk(root, followlinks=True, onerror=None):
+        try:
+            st = os.stat(folder)
+        except OSError:
+            dirs[:] = []
+            continue
+        if (st.st_dev, st.st_ino) in visited:
+            dirs[:] = []
+            continue
+        visited.add((st.st_dev, st.st_ino))
+        dirs[:] = sorted(d for d in dirs if not _hidden(d))
+        files.extend(Path(folder) / n for n in sorted(names) if not n.startswith("."))
+    return files

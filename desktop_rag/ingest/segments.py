@@ -1,0 +1,69 @@
+"""What loaders produce and the chunker consumes: paragraph-sized segments with locations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from desktop_rag.domain import DocKind, LineBox
+
+
+class LoadError(Exception):
+    """A file cannot be ingested; `reason` is shown to the user next to the file's path."""
+
+    def __init__(self, reason: str, skip: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.skip = skip  # True: an outcome `skipped` (nothing wrong), else `failed`
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A text line: its character span in the page (or file) text and its box."""
+
+    start: int
+    end: int
+    box: LineBox
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A paragraph (or heading) of one page; `start`/`end` index the page text (or file)."""
+
+    text: str
+    page: int | None
+    start: int
+    end: int
+    lines: tuple[Line, ...] = ()
+    heading_path: tuple[str, ...] = ()
+    is_heading: bool = False
+
+
+@dataclass(slots=True)
+class LoadedDocument:
+    """A document being read: metadata now, segments lazily (one page at a time for PDFs)."""
+
+    kind: DocKind
+    title: str
+    pages: int
+    segments: Iterator[Segment]
+    note: str | None = None  # e.g. how a non-UTF-8 file was decoded
+    empty_reason: str = "no text"
+    empty_is_skip: bool = True
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def decode_text(data: bytes) -> tuple[str, str | None]:
+    """Text of a file and a note when it was not UTF-8; LoadError for binary data."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16"), "decoded as UTF-16"
+    if b"\x00" in data[:65536]:
+        raise LoadError("binary data, not text (contains NUL bytes)")
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252"), "not valid UTF-8; read as Windows-1252"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "not valid UTF-8; read as Latin-1"

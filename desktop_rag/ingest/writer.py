@@ -1,0 +1,128 @@
+"""Writes one extracted document through the consistency protocol, plus moves and removals."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from desktop_rag.domain import Chunk, DocKind, DocStatus, Document, FileOutcome, Outcome
+from desktop_rag.errors import CancelledError
+from desktop_rag.ingest import recovery
+from desktop_rag.ingest.chunker import ChunkDraft
+from desktop_rag.ingest.embedding import EmbedStats, embed_chunks
+from desktop_rag.ingest.planner import Job, Move
+from desktop_rag.progress import CancelToken
+from desktop_rag.protocols import Embedder, VectorIndex
+from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.schema import chunk_id
+
+if TYPE_CHECKING:
+    from desktop_rag.ingest.pipeline import Extracted
+
+log = logging.getLogger(__name__)
+
+
+def doc_id_of(sha256: str) -> str:
+    return sha256[:16]
+
+
+def to_chunks(doc: Document, drafts: Sequence[ChunkDraft]) -> list[Chunk]:
+    n = len(drafts)
+    return [
+        Chunk(
+            chunk_id(doc.doc_id, i), doc.doc_id, doc.path, doc.title, doc.kind, d.text, i,
+            d.pages, d.char_span, d.bboxes, d.heading_path,
+            chunk_id(doc.doc_id, i - 1) if i else None,
+            chunk_id(doc.doc_id, i + 1) if i + 1 < n else None, d.token_count,
+        )
+        for i, d in enumerate(drafts)
+    ]
+
+
+class DocumentWriter:
+    def __init__(
+        self, catalog: Catalog, vectors: VectorIndex, embedder: Embedder, cancel: CancelToken,
+        stats: EmbedStats,
+    ) -> None:
+        self.catalog = catalog
+        self.vectors = vectors
+        self.embedder = embedder
+        self.cancel = cancel
+        self.stats = stats
+
+    def write(self, job: Job, item: Extracted) -> FileOutcome:
+        loaded = item.loaded
+        if item.error is not None or loaded is None:
+            error = item.error
+            reason = error.reason if error else "unreadable"
+            return self._failed(job, reason, skip=bool(error and error.skip))
+        if not item.drafts:
+            return self._failed(job, loaded.empty_reason, skip=loaded.empty_is_skip)
+        doc = Document(
+            doc_id_of(job.sha256), str(job.path), loaded.title, loaded.kind, job.sha256,
+            job.size, job.mtime, loaded.pages, len(item.drafts), DocStatus.PENDING,
+        )
+        chunks = to_chunks(doc, item.drafts)
+        self._index(doc, chunks)
+        outcome = Outcome.UPDATED if job.previous is not None else Outcome.INDEXED
+        return FileOutcome(doc.path, outcome, loaded.note, doc.doc_id, doc.pages, len(chunks))
+
+    def _index(self, doc: Document, chunks: list[Chunk]) -> None:
+        self.catalog.add_pending(doc, chunks)
+        try:
+            embeddings = embed_chunks(
+                chunks, self.catalog, self.vectors, self.embedder, self.cancel, stats=self.stats
+            )
+            self.cancel.raise_if_cancelled()
+        except CancelledError:
+            recovery.remove_documents(self.catalog, self.vectors, [doc.doc_id])
+            raise
+        self.vectors.upsert([c.chunk_id for c in chunks], embeddings, [doc.doc_id] * len(chunks))
+        recovery.remove_documents(self.catalog, self.vectors, self.catalog.finalize(doc.doc_id))
+
+    def _failed(self, job: Job, reason: str, skip: bool) -> FileOutcome:
+        path = str(job.path)
+        if skip:
+            return FileOutcome(path, Outcome.SKIPPED, reason)
+        if job.previous is None:  # keep an older good version searchable; else record why
+            self.catalog.record_failed(Document(
+                "x" + job.sha256[:15], path, job.path.stem, _kind(job.path), job.sha256,
+                job.size, job.mtime, 0, 0, DocStatus.FAILED, reason,
+            ))
+        return FileOutcome(path, Outcome.FAILED, reason)
+
+    def apply_moves(self, moves: Sequence[Move]) -> list[FileOutcome]:
+        outcomes = []
+        for move in moves:
+            old = move.doc.path
+            superseded = self.catalog.move(move.doc.doc_id, str(move.path), move.size, move.mtime)
+            recovery.remove_documents(self.catalog, self.vectors, superseded)
+            doc = replace(move.doc, path=str(move.path))
+            outcomes.append(FileOutcome(
+                doc.path, Outcome.MOVED, f"moved from {old}", doc.doc_id, doc.pages, doc.chunks
+            ))
+        return outcomes
+
+    def remove_vanished(self, folders: Sequence[Path]) -> list[FileOutcome]:
+        """Documents under a re-ingested folder whose file is gone are removed."""
+        outcomes = []
+        for folder in folders:
+            for doc in self.catalog.documents_under(str(folder)):
+                if doc.status is DocStatus.REMOVING or os.path.lexists(doc.path):
+                    continue
+                recovery.remove_documents(self.catalog, self.vectors, [doc.doc_id])
+                outcomes.append(FileOutcome(
+                    doc.path, Outcome.REMOVED, "file no longer exists", doc.doc_id, doc.pages,
+                    doc.chunks,
+                ))
+        return outcomes
+
+
+def _kind(path: Path) -> DocKind:
+    from desktop_rag.ingest.loaders import kind_of
+
+    return kind_of(path) or DocKind.OTHER

@@ -1,0 +1,262 @@
+"""The catalog (SQLite, WAL): documents, chunks and the FTS5 index; the library's source of truth.
+
+Writes follow the consistency protocol (see desktop_rag/ingest/recovery.py):
+  add_pending (doc row `pending` + chunks)  ->  vectors upserted  ->  finalize (FTS rows +
+  `indexed`, older versions at the same path marked `removing`).
+  begin_remove (`removing`, FTS rows gone)  ->  vectors deleted  ->  finish_remove (rows gone).
+Readers only ever see chunks of `indexed` documents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from desktop_rag.domain import Chunk, DocStatus, Document
+from desktop_rag.store import schema
+from desktop_rag.store.sparse import FtsSparseIndex
+
+_SELECT_DOCS = f"SELECT {schema.DOC_COLUMNS} FROM documents"
+_SELECT_CHUNKS = (
+    f"SELECT {schema.CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+)
+
+
+def text_sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Catalog:
+    """Thread-safe (one connection behind a lock); other processes may read concurrently."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = db_path
+        self._conn = schema.connect(db_path)
+        self._lock = threading.RLock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def sparse_index(self) -> FtsSparseIndex:
+        return FtsSparseIndex(self._conn, self._lock)
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # ---- documents -------------------------------------------------------------------------
+    def documents(self, status: DocStatus | None = None) -> list[Document]:
+        if status is None:
+            rows = self._rows(f"{_SELECT_DOCS} ORDER BY path")
+        else:
+            rows = self._rows(f"{_SELECT_DOCS} WHERE status = ? ORDER BY path", (status.value,))
+        return [schema.row_to_document(r) for r in rows]
+
+    def get_document(self, doc_id: str) -> Document | None:
+        rows = self._rows(f"{_SELECT_DOCS} WHERE doc_id = ?", (doc_id,))
+        return schema.row_to_document(rows[0]) if rows else None
+
+    def documents_at(self, path: str) -> list[Document]:
+        rows = self._rows(f"{_SELECT_DOCS} WHERE path = ?", (path,))
+        return [schema.row_to_document(r) for r in rows]
+
+    def document_with_sha(self, sha256: str) -> Document | None:
+        rows = self._rows(f"{_SELECT_DOCS} WHERE sha256 = ? AND status = 'indexed'", (sha256,))
+        return schema.row_to_document(rows[0]) if rows else None
+
+    def documents_under(self, folder: str) -> list[Document]:
+        prefix = folder.rstrip("/\\") + "/"
+        rows = self._rows(f"{_SELECT_DOCS} WHERE substr(path, 1, ?) = ?", (len(prefix), prefix))
+        return [schema.row_to_document(r) for r in rows]
+
+    def set_core(self, doc_id: str, core: bool) -> None:
+        with self._tx() as conn:
+            conn.execute("UPDATE documents SET is_core = ? WHERE doc_id = ?", (int(core), doc_id))
+
+    def core_doc_ids(self) -> set[str]:
+        rows = self._rows("SELECT doc_id FROM documents WHERE is_core = 1 AND status = 'indexed'")
+        return {str(r[0]) for r in rows}
+
+    # ---- chunks ----------------------------------------------------------------------------
+    def get_chunks(self, ids: Sequence[str]) -> dict[str, Chunk]:
+        """ChunkLookup: chunks of indexed documents only (others are silently absent)."""
+        out: dict[str, Chunk] = {}
+        for start in range(0, len(ids), 500):
+            part = list(ids[start : start + 500])
+            holes = ",".join("?" * len(part))
+            sql = f"{_SELECT_CHUNKS} WHERE c.chunk_id IN ({holes}) AND d.status = 'indexed'"
+            for row in self._rows(sql, part):
+                chunk = schema.row_to_chunk(row)
+                out[chunk.chunk_id] = chunk
+        return out
+
+    def chunks_of(self, doc_id: str) -> list[Chunk]:
+        """All chunks of one document in order, whatever its status."""
+        rows = self._rows(f"{_SELECT_CHUNKS} WHERE c.doc_id = ? ORDER BY c.ordinal", (doc_id,))
+        return [schema.row_to_chunk(r) for r in rows]
+
+    def chunk_ids_of(self, doc_id: str) -> list[str]:
+        sql = "SELECT chunk_id FROM chunks WHERE doc_id = ? ORDER BY ordinal"
+        rows = self._rows(sql, (doc_id,))
+        return [str(r[0]) for r in rows]
+
+    def chunk_ids(self, statuses: Sequence[DocStatus]) -> set[str]:
+        holes = ",".join("?" * len(statuses))
+        sql = (
+            "SELECT c.chunk_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+            f" WHERE d.status IN ({holes})"
+        )
+        return {str(r[0]) for r in self._rows(sql, [s.value for s in statuses])}
+
+    def sparse_chunk_ids(self) -> set[str]:
+        rows = self._rows("SELECT c.chunk_id FROM chunks_fts f JOIN chunks c ON c.id = f.rowid")
+        return {str(r[0]) for r in rows}
+
+    def sparse_row_count(self) -> int:
+        return int(str(self._rows("SELECT count(*) FROM chunks_fts")[0][0]))
+
+    def chunk_ids_with_text(self, shas: Sequence[str]) -> dict[str, list[str]]:
+        """text sha -> chunk ids holding that exact text (pending or indexed documents)."""
+        out: dict[str, list[str]] = {}
+        for start in range(0, len(shas), 500):
+            part = list(shas[start : start + 500])
+            holes = ",".join("?" * len(part))
+            sql = (
+                "SELECT c.text_sha, c.chunk_id FROM chunks c JOIN documents d"
+                f" ON d.doc_id = c.doc_id WHERE c.text_sha IN ({holes})"
+                " AND d.status IN ('indexed', 'pending')"
+            )
+            for sha, cid in self._rows(sql, part):
+                out.setdefault(str(sha), []).append(str(cid))
+        return out
+
+    # ---- writes ----------------------------------------------------------------------------
+    def add_pending(self, doc: Document, chunks: Sequence[Chunk]) -> None:
+        """Step 1: the document row (pending) and its chunks, without FTS rows."""
+        pending = _with(doc, status=DocStatus.PENDING, chunks=len(chunks))
+        with self._tx() as conn:
+            _drop_unindexed(conn, doc.doc_id)
+            conn.execute(
+                f"INSERT INTO documents({schema.DOC_COLUMNS}) VALUES ({_holes(13)})",
+                schema.document_params(pending),
+            )
+            conn.executemany(
+                "INSERT INTO chunks(chunk_id, doc_id, ordinal, text, pages, char_start, char_end,"
+                f" bboxes, heading, token_count, text_sha) VALUES ({_holes(11)})",
+                [schema.chunk_params(c, text_sha(c.text)) for c in chunks],
+            )
+
+    def finalize(self, doc_id: str) -> list[str]:
+        """Step 3: FTS rows in, status indexed; returns other documents at the same path, which
+        are now `removing` (the caller deletes their vectors, then calls finish_remove)."""
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO chunks_fts(rowid, text, title, heading) SELECT c.id, c.text, d.title,"
+                " c.heading FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+                " WHERE c.doc_id = ?",
+                (doc_id,),
+            )
+            conn.execute(
+                "UPDATE documents SET status = 'indexed', error = NULL, ingested_at = ?"
+                " WHERE doc_id = ?",
+                (now_iso(), doc_id),
+            )
+            return _supersede(conn, doc_id)
+
+    def record_failed(self, doc: Document) -> None:
+        with self._tx() as conn:
+            _drop_unindexed(conn, doc.doc_id)
+            conn.execute("DELETE FROM documents WHERE path = ? AND status = 'failed'", (doc.path,))
+            failed = _with(doc, status=DocStatus.FAILED, chunks=0)
+            conn.execute(
+                f"INSERT INTO documents({schema.DOC_COLUMNS}) VALUES ({_holes(13)})",
+                schema.document_params(failed),
+            )
+
+    def move(self, doc_id: str, path: str, size: int, mtime: float) -> list[str]:
+        """A known document found at a new path; returns superseded documents (now removing)."""
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE documents SET path = ?, size = ?, mtime = ? WHERE doc_id = ?",
+                (path, size, mtime, doc_id),
+            )
+            return _supersede(conn, doc_id)
+
+    def touch(self, doc_id: str, size: int, mtime: float) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE documents SET size = ?, mtime = ? WHERE doc_id = ?", (size, mtime, doc_id)
+            )
+
+    def begin_remove(self, doc_id: str) -> None:
+        with self._tx() as conn:
+            _begin_remove(conn, doc_id)
+
+    def finish_remove(self, doc_id: str) -> None:
+        with self._tx() as conn:
+            conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+            conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+
+
+def _holes(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _with(doc: Document, status: DocStatus, chunks: int) -> Document:
+    from dataclasses import replace
+
+    return replace(doc, status=status, chunks=chunks)
+
+
+def _drop_unindexed(conn: sqlite3.Connection, doc_id: str) -> None:
+    """Clears a leftover pending/failed row of the same id (never an indexed one)."""
+    row = conn.execute("SELECT status FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+    if row is not None and row[0] in ("indexed", "removing"):
+        raise ValueError(f"document {doc_id} is {row[0]}; remove it before adding it again")
+    conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+    conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+
+
+def _begin_remove(conn: sqlite3.Connection, doc_id: str) -> None:
+    row = conn.execute("SELECT status FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+    if row is None:
+        return
+    if row[0] == "indexed":
+        conn.execute(
+            "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)",
+            (doc_id,),
+        )
+    conn.execute("UPDATE documents SET status = 'removing' WHERE doc_id = ?", (doc_id,))
+
+
+def _supersede(conn: sqlite3.Connection, doc_id: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT doc_id FROM documents WHERE path = (SELECT path FROM documents WHERE doc_id = ?)"
+        " AND doc_id != ?",
+        (doc_id, doc_id),
+    ).fetchall()
+    old = [str(r[0]) for r in rows]
+    for other in old:
+        _begin_remove(conn, other)
+    return old

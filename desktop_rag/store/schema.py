@@ -1,0 +1,113 @@
+"""SQLite schema of the catalog and the row <-> domain mapping.
+
+One database holds the documents, their chunks and the FTS5 (BM25) index over the chunks, so the
+catalog and the sparse index always change in the same transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from desktop_rag.domain import Chunk, DocKind, DocStatus, Document, LineBox
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY, path TEXT NOT NULL, title TEXT NOT NULL, kind TEXT NOT NULL,
+    sha256 TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL, pages INTEGER NOT NULL,
+    chunks INTEGER NOT NULL, status TEXT NOT NULL, error TEXT, ingested_at TEXT,
+    is_core INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS documents_path ON documents(path);
+CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY, chunk_id TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL, text TEXT NOT NULL, pages TEXT NOT NULL,
+    char_start INTEGER NOT NULL, char_end INTEGER NOT NULL, bboxes TEXT NOT NULL,
+    heading TEXT NOT NULL, token_count INTEGER NOT NULL, text_sha TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ordinal);
+CREATE INDEX IF NOT EXISTS chunks_text_sha ON chunks(text_sha);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    text, title, heading, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+
+DOC_COLUMNS = (
+    "doc_id, path, title, kind, sha256, size, mtime, pages, chunks, status, error, ingested_at, "
+    "is_core"
+)
+CHUNK_COLUMNS = (
+    "c.chunk_id, c.doc_id, d.path, d.title, d.kind, c.text, c.ordinal, c.pages, c.char_start, "
+    "c.char_end, c.bboxes, c.heading, c.token_count, d.chunks"
+)
+
+
+def connect(db_path: Path) -> sqlite3.Connection:
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False, timeout=10.0)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.executescript(SCHEMA)
+    conn.execute(
+        "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),)
+    )
+    return conn
+
+
+def row_to_document(row: sqlite3.Row | tuple[object, ...]) -> Document:
+    (doc_id, path, title, kind, sha, size, mtime, pages, chunks, status, error, at, core) = row
+    return Document(
+        str(doc_id), str(path), str(title), DocKind(str(kind)), str(sha), int(str(size)),
+        float(str(mtime)), int(str(pages)), int(str(chunks)), DocStatus(str(status)),
+        None if error is None else str(error), None if at is None else str(at), bool(core),
+    )
+
+
+def chunk_id(doc_id: str, ordinal: int) -> str:
+    return f"{doc_id}:{ordinal:05d}"
+
+
+def row_to_chunk(row: tuple[object, ...]) -> Chunk:
+    (cid, doc_id, path, title, kind, text, ordinal, pages, start, end, boxes, heading, tokens,
+     total) = row
+    n, doc = int(str(ordinal)), str(doc_id)
+    return Chunk(
+        chunk_id=str(cid), doc_id=doc, path=str(path), title=str(title), kind=DocKind(str(kind)),
+        text=str(text), ordinal=n, pages=tuple(json.loads(str(pages))),
+        char_span=(int(str(start)), int(str(end))), bboxes=decode_boxes(str(boxes)),
+        heading_path=tuple(json.loads(str(heading))),
+        prev_id=chunk_id(doc, n - 1) if n > 0 else None,
+        next_id=chunk_id(doc, n + 1) if n + 1 < int(str(total)) else None,
+        token_count=int(str(tokens)),
+    )
+
+
+def encode_boxes(boxes: tuple[LineBox, ...]) -> str:
+    rows = [[b.page, round(b.x0, 2), round(b.y0, 2), round(b.x1, 2), round(b.y1, 2)] for b in boxes]
+    return json.dumps(rows, separators=(",", ":"))
+
+
+def decode_boxes(text: str) -> tuple[LineBox, ...]:
+    return tuple(LineBox(int(p), x0, y0, x1, y1) for p, x0, y0, x1, y1 in json.loads(text))
+
+
+def chunk_params(chunk: Chunk, text_sha: str) -> tuple[object, ...]:
+    return (
+        chunk.chunk_id, chunk.doc_id, chunk.ordinal, chunk.text, json.dumps(list(chunk.pages)),
+        chunk.char_span[0], chunk.char_span[1], encode_boxes(chunk.bboxes),
+        json.dumps(list(chunk.heading_path), ensure_ascii=False), chunk.token_count, text_sha,
+    )
+
+
+def document_params(doc: Document) -> tuple[object, ...]:
+    return (
+        doc.doc_id, doc.path, doc.title, doc.kind.value, doc.sha256, doc.size, doc.mtime,
+        doc.pages, doc.chunks, doc.status.value, doc.error, doc.ingested_at, int(doc.is_core),
+    )

@@ -1,0 +1,136 @@
+"""The Chroma adapter (the only module that imports chromadb).
+
+Chroma holds only chunk ids, embeddings and a doc_id metadata field; the catalog holds the text.
+Embeddings are always passed explicitly (a text-only call would make chromadb fetch a model).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Collection, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from desktop_rag.errors import StoreError
+
+if TYPE_CHECKING:
+    from desktop_rag.config import StoreSettings
+    from desktop_rag.paths import AppPaths
+    from desktop_rag.protocols import Vector
+
+log = logging.getLogger(__name__)
+
+COLLECTION = "chunks"
+_PAGE = 5000
+_clients: dict[str, Any] = {}
+_clients_lock = threading.Lock()
+
+
+def _chroma_settings() -> Any:
+    from chromadb.config import Settings
+
+    return Settings(anonymized_telemetry=False, allow_reset=False)
+
+
+def _persistent_client(folder: Path) -> Any:
+    """One PersistentClient per folder per process (Chroma dislikes several)."""
+    key = str(folder.resolve())
+    with _clients_lock:
+        if key not in _clients:
+            import chromadb
+
+            folder.mkdir(parents=True, exist_ok=True)
+            _clients[key] = chromadb.PersistentClient(path=key, settings=_chroma_settings())
+        return _clients[key]
+
+
+def _http_client(store: StoreSettings) -> Any:
+    import chromadb
+
+    headers = {"Authorization": f"Bearer {store.auth_token}"} if store.auth_token else None
+    return chromadb.HttpClient(
+        host=store.host, port=store.port, headers=headers, settings=_chroma_settings(),
+        tenant=store.tenant, database=store.database,
+    )
+
+
+def open_vector_index(paths: AppPaths, store: StoreSettings) -> ChromaVectorIndex:
+    try:
+        client = _persistent_client(paths.chroma_dir) if store.mode == "embedded" else _http_client(
+            store
+        )
+        collection = client.get_or_create_collection(
+            COLLECTION, metadata={"hnsw:space": "cosine"}, embedding_function=None
+        )
+    except Exception as exc:  # chromadb raises many unrelated types
+        hint = "run `desktop-rag doctor`"
+        raise StoreError(f"Cannot open the vector store: {exc}", hint) from exc
+    return ChromaVectorIndex(collection, client.get_max_batch_size())
+
+
+def _batches(n: int, size: int) -> Iterator[slice]:
+    for start in range(0, n, size):
+        yield slice(start, min(start + size, n))
+
+
+class ChromaVectorIndex:
+    """VectorIndex over one Chroma collection (cosine space)."""
+
+    def __init__(self, collection: Any, max_batch: int = 5000) -> None:
+        self._col = collection
+        self._batch = max(1, min(max_batch, 5000))
+
+    def upsert(self, ids: Sequence[str], embeddings: Vector, doc_ids: Sequence[str]) -> None:
+        if len(ids) != len(embeddings) or len(ids) != len(doc_ids):
+            raise ValueError("ids, embeddings and doc_ids differ in length")
+        for part in _batches(len(ids), self._batch):
+            self._col.upsert(
+                ids=list(ids[part]),
+                embeddings=np.asarray(embeddings[part], dtype=np.float32),
+                metadatas=[{"doc_id": d} for d in doc_ids[part]],
+            )
+
+    def delete(self, ids: Sequence[str]) -> None:
+        for part in _batches(len(ids), self._batch):
+            self._col.delete(ids=list(ids[part]))
+
+    def query(
+        self, embedding: Vector, k: int, exclude_doc_ids: Collection[str] = ()
+    ) -> list[tuple[str, float]]:
+        total = self.count()
+        if total == 0 or k <= 0:
+            return []
+        where = {"doc_id": {"$nin": sorted(exclude_doc_ids)}} if exclude_doc_ids else None
+        found = self._col.query(
+            query_embeddings=[np.asarray(embedding, dtype=np.float32)],
+            n_results=min(k, total), where=where, include=["distances"],
+        )
+        ids, dists = found["ids"][0], found["distances"][0]
+        return [(cid, 1.0 - float(d)) for cid, d in zip(ids, dists, strict=True)]
+
+    def get_embeddings(self, ids: Sequence[str]) -> dict[str, Vector]:
+        out: dict[str, Vector] = {}
+        for part in _batches(len(ids), self._batch):
+            got = self._col.get(ids=list(ids[part]), include=["embeddings"])
+            for cid, vec in zip(got["ids"], got["embeddings"], strict=True):
+                out[cid] = np.asarray(vec, dtype=np.float32)
+        return out
+
+    def all_ids(self) -> set[str]:
+        ids: set[str] = set()
+        offset = 0
+        while True:
+            got = self._col.get(include=[], limit=_PAGE, offset=offset)
+            ids.update(got["ids"])
+            if len(got["ids"]) < _PAGE:
+                return ids
+            offset += _PAGE
+
+    def count(self) -> int:
+        return int(self._col.count())
+
+    def close(self) -> None:
+        """Nothing to do: the process-wide client is shared and closed at exit."""
