@@ -1,0 +1,144 @@
+"""Hybrid retrieval: dense (embedder + vector index) and BM25 over the same chunks, over-fetched,
+fused with weighted Reciprocal Rank Fusion, then gated by the evidence threshold."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from desktop_rag.domain import Chunk, ScoredChunk
+from desktop_rag.errors import ConfigError
+from desktop_rag.protocols import ChunkLookup, Embedder, SparseIndex, VectorIndex
+from desktop_rag.retrieval.evidence import EvidenceGate, term_coverage
+from desktop_rag.retrieval.fusion import DEFAULT_RRF_K, rrf_fuse
+
+MODES = ("hybrid", "dense", "bm25")
+DENSE, SPARSE = "dense", "bm25"
+
+
+@dataclass(frozen=True, slots=True)
+class HybridConfig:
+    fetch_k: int = 80
+    rrf_k: int = DEFAULT_RRF_K
+    dense_weight: float = 1.0
+    sparse_weight: float = 1.0
+    gate: EvidenceGate = field(default_factory=EvidenceGate)
+
+
+@dataclass(slots=True)
+class Retrieval:
+    """Candidates best first, with what the evidence gate saw and per-stage timings."""
+
+    candidates: list[ScoredChunk]
+    insufficient_evidence: bool
+    best_similarity: float | None = None
+    term_coverage: float | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+@contextmanager
+def timed(timings: dict[str, float], name: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[name] = timings.get(name, 0.0) + (time.perf_counter() - start) * 1000
+
+
+class HybridRetriever:
+    def __init__(
+        self,
+        embedder: Embedder,
+        vectors: VectorIndex,
+        sparse: SparseIndex,
+        lookup: ChunkLookup,
+        config: HybridConfig | None = None,
+    ) -> None:
+        self.embedder = embedder
+        self.vectors = vectors
+        self.sparse = sparse
+        self.lookup = lookup
+        self.config = config or HybridConfig()
+
+    def dense(
+        self,
+        query: str,
+        n: int,
+        exclude: Collection[str] = (),
+        timings: dict[str, float] | None = None,
+    ) -> list[tuple[str, float]]:
+        timings = {} if timings is None else timings
+        with timed(timings, "embed_ms"):
+            vector = self.embedder.embed_query(query)
+        with timed(timings, "dense_ms"):
+            return self.vectors.query(vector, n, exclude)
+
+    def bm25(
+        self,
+        query: str,
+        n: int,
+        exclude: Collection[str] = (),
+        timings: dict[str, float] | None = None,
+    ) -> list[tuple[str, float]]:
+        with timed({} if timings is None else timings, "bm25_ms"):
+            return self.sparse.search(query, n, exclude)
+
+    def retrieve(
+        self, query: str, k: int, mode: str = "hybrid", exclude_doc_ids: Collection[str] = ()
+    ) -> Retrieval:
+        """The top `k` candidates (at least `fetch_k` are fetched per retriever)."""
+        if mode not in MODES:
+            raise ConfigError(f"Unknown search mode {mode!r}", f"use one of: {', '.join(MODES)}")
+        timings: dict[str, float] = {}
+        n = max(k, self.config.fetch_k)
+        lists: dict[str, list[tuple[str, float]]] = {}
+        if mode in ("hybrid", "dense"):
+            lists[DENSE] = self.dense(query, n, exclude_doc_ids, timings)
+        if mode in ("hybrid", "bm25"):
+            lists[SPARSE] = self.bm25(query, n, exclude_doc_ids, timings)
+        with timed(timings, "fuse_ms"):
+            scored = self._combine(lists, mode)
+        with timed(timings, "lookup_ms"):
+            candidates = self._materialise(scored, k)
+        return self._gate(query, lists, candidates, timings)
+
+    def _combine(
+        self, lists: dict[str, list[tuple[str, float]]], mode: str
+    ) -> list[tuple[str, float, dict[str, int]]]:
+        if mode != "hybrid":
+            name, hits = next(iter(lists.items()))
+            return [(cid, score, {name: r}) for r, (cid, score) in enumerate(hits, start=1)]
+        weights = {DENSE: self.config.dense_weight, SPARSE: self.config.sparse_weight}
+        rankings = {name: [cid for cid, _ in hits] for name, hits in lists.items()}
+        fused = rrf_fuse(rankings, weights, self.config.rrf_k)
+        return [(f.chunk_id, f.score, f.ranks) for f in fused]
+
+    def _materialise(
+        self, scored: list[tuple[str, float, dict[str, int]]], k: int
+    ) -> list[ScoredChunk]:
+        """Chunks of the best `k` ids that are still searchable (a vanished chunk is skipped)."""
+        out: list[ScoredChunk] = []
+        start = 0
+        while len(out) < k and start < len(scored):
+            window = scored[start : start + 2 * k]
+            chunks: dict[str, Chunk] = self.lookup.get_chunks([cid for cid, _, _ in window])
+            out += [ScoredChunk(chunks[c], s, r) for c, s, r in window if c in chunks]
+            start += len(window)
+        return out[:k]
+
+    def _gate(
+        self,
+        query: str,
+        lists: dict[str, list[tuple[str, float]]],
+        candidates: list[ScoredChunk],
+        timings: dict[str, float],
+    ) -> Retrieval:
+        dense_hits = lists.get(DENSE)
+        best = (max((s for _, s in dense_hits), default=0.0)) if dense_hits is not None else None
+        coverage = None
+        if SPARSE in lists:
+            coverage = term_coverage(query, (c.chunk.text for c in candidates))
+        weak = not candidates or self.config.gate.insufficient(best, coverage)
+        return Retrieval(candidates, weak, best, coverage, timings)
