@@ -1,0 +1,88 @@
+"""`desktop-rag-gui`: starts the window, or runs `--smoke-test` offscreen and exits 0/1."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from desktop_rag.gui.facade import GuiServices
+
+RESOURCES = Path(__file__).with_name("resources")
+log = logging.getLogger(__name__)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="desktop-rag-gui", description="Desktop RAG window")
+    parser.add_argument("--data-dir", help="keep settings, library and caches in this folder")
+    parser.add_argument("--profile", choices=("default", "tiny"), help="model profile")
+    parser.add_argument("--smoke-test", action="store_true",
+                        help="offscreen: ingest the sample, ask, open a citation, screenshot")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.smoke_test:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    _set_identity(app)
+    if args.smoke_test:
+        from desktop_rag.gui.smoke import run_smoke
+
+        return run_smoke(args.data_dir, args.profile or "tiny")
+    return run_window(args.data_dir, args.profile)
+
+
+def _set_identity(app: object) -> None:
+    from PySide6.QtGui import QGuiApplication, QIcon
+
+    QGuiApplication.setOrganizationName("desktop-rag")
+    QGuiApplication.setApplicationName("desktop-rag")
+    QGuiApplication.setApplicationDisplayName("Desktop RAG")
+    QGuiApplication.setWindowIcon(QIcon(str(RESOURCES / "icon.svg")))
+    _ = app
+
+
+def open_services(data_dir: str | None, profile: str | None) -> GuiServices:
+    from desktop_rag.bootstrap import build_context
+    from desktop_rag.services import Services
+
+    return cast("GuiServices", Services(build_context(data_dir, profile)))
+
+
+def run_window(data_dir: str | None, profile: str | None) -> int:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from desktop_rag.errors import DesktopRagError
+    from desktop_rag.gui.main_window import MainWindow
+
+    chosen = data_dir or str(QSettings().value("data_dir", "") or "") or None
+    try:
+        services = open_services(chosen, profile)
+    except DesktopRagError as exc:
+        QMessageBox.critical(None, "Desktop RAG", f"{exc.message}\n\n{exc.hint}")
+        return exc.exit_code
+    window = MainWindow(services)
+    window.show()
+    window.start()
+    code = QApplication.exec()
+    window.shutdown()
+    services.close()
+    return int(code)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

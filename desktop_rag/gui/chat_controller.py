@@ -1,0 +1,171 @@
+"""Chat work on the LLM worker: ask with streaming and Stop, chats, engine state, citations."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop_rag.domain import Answer, Chunk
+from desktop_rag.errors import CancelledError
+from desktop_rag.gui.chat_pane import ChatPane
+from desktop_rag.gui.error_presenter import describe
+from desktop_rag.gui.facade import GuiServices
+from desktop_rag.gui.render import TurnView
+from desktop_rag.gui.workers import Job, SerialWorker
+
+log = logging.getLogger(__name__)
+
+
+def chat_pairs(chats: Sequence[Any]) -> list[tuple[str, str]]:
+    """(chat_id, title) from the facade's chat summaries."""
+    return [(str(_attr(c, "chat_id", "id")), str(_attr(c, "title", "name") or "")) for c in chats]
+
+
+def turn_views(history: Sequence[Any]) -> list[TurnView]:
+    """Past turns as TurnViews; accepts question/answer records or role/content messages."""
+    turns: list[TurnView] = []
+    pending = ""
+    for item in history:
+        if _attr(item, "question") is not None:
+            turns.append(_turn_from_record(item))
+        elif _attr(item, "role") == "user":
+            pending = str(_attr(item, "content"))
+        elif _attr(item, "role") == "assistant":
+            turns.append(TurnView(pending, str(_attr(item, "content"))))
+            pending = ""
+    return turns
+
+
+def _turn_from_record(item: Any) -> TurnView:
+    answer = _attr(item, "answer")
+    if isinstance(answer, Answer):
+        return TurnView(answer.question, answer.answer, refused=answer.refused,
+                        unsupported=answer.unsupported_sentences)
+    return TurnView(str(_attr(item, "question")), str(answer or ""),
+                    refused=bool(_attr(item, "refused")),
+                    unsupported=tuple(_attr(item, "unsupported_sentences") or ()))
+
+
+def _attr(obj: Any, *names: str) -> Any:
+    for name in names:
+        if isinstance(obj, dict) and name in obj:
+            return obj[name]
+        if hasattr(obj, name):
+            return getattr(obj, name)
+    return None
+
+
+class ChatController(QObject):
+    answered = Signal(object)  # Answer
+    engine_state = Signal(dict)  # engine_info()
+    ttft = Signal(float)  # ms, measured at the GUI from question to first token
+    open_chunk = Signal(object)  # Chunk
+
+    def __init__(self, services: GuiServices, pane: ChatPane, llm: SerialWorker) -> None:
+        super().__init__(pane)
+        self.services = services
+        self.pane = pane
+        self.llm = llm
+        self.chat_id: str | None = None
+        self.job: Job | None = None
+        self._asked_at = 0.0
+        self._first_token_at: float | None = None
+        pane.ask_requested.connect(self.ask)
+        pane.stop_requested.connect(self.stop)
+        pane.new_chat_requested.connect(self.new_chat)
+        pane.chat_selected.connect(self.select_chat)
+        pane.citation_clicked.connect(self._citation_clicked)
+
+    # ---- start-up -----------------------------------------------------------------------
+    def restore(self) -> None:
+        """Loads the chat list and opens the newest chat (on the LLM worker)."""
+        self.llm.submit("chats", lambda _j: list(self.services.list_chats()),
+                        on_done=self._chats_loaded)
+
+    def _chats_loaded(self, chats: object) -> None:
+        pairs = chat_pairs(chats if isinstance(chats, list) else [])
+        if pairs and self.chat_id is None:
+            self.select_chat(pairs[0][0])
+        self.pane.set_chats(pairs, self.chat_id)
+
+    def load_engine_info(self) -> None:
+        self.llm.submit("engine", lambda _j: self.services.engine_info(),
+                        on_done=lambda info: self.engine_state.emit(dict(info or {})))
+
+    # ---- chats --------------------------------------------------------------------------
+    def new_chat(self) -> None:
+        if self.pane.busy:
+            self.stop()
+        self.llm.submit("new-chat", lambda _j: self.services.new_chat(), on_done=self._opened)
+
+    def _opened(self, chat_id: object) -> None:
+        self.chat_id = str(chat_id)
+        self.pane.show_turns([])
+        self.restore()
+
+    def select_chat(self, chat_id: str) -> None:
+        self.chat_id = chat_id
+        self.llm.submit("history", lambda _j: list(self.services.chat_history(chat_id)),
+                        on_done=lambda h: self.pane.show_turns(turn_views(list(h or []))))
+
+    # ---- asking -------------------------------------------------------------------------
+    def ask(self, question: str) -> Job:
+        self.pane.begin_answer(question)
+        self._asked_at, self._first_token_at = time.perf_counter(), None
+        chat_id = self.chat_id
+        self.job = self.llm.submit(
+            "ask",
+            lambda j: self.services.ask(question, chat_id, on_token=j.report, cancel=j.cancel),
+            on_done=self._answered, on_progress=self._token, on_error=self._failed,
+        )
+        return self.job
+
+    def stop(self) -> None:
+        if self.job is not None:
+            self.job.cancel.cancel()
+
+    def _token(self, token: object) -> None:
+        if self._first_token_at is None:
+            self._first_token_at = time.perf_counter()
+            self.ttft.emit((self._first_token_at - self._asked_at) * 1000)
+        self.pane.append_token(str(token))
+
+    def _answered(self, answer: object) -> None:
+        stopped = self.job is not None and self.job.cancel.cancelled
+        self.job = None
+        if not isinstance(answer, Answer):
+            self.pane.fail_answer("No answer was returned.")
+            return
+        new_chat = answer.chat_id is not None and answer.chat_id != self.chat_id
+        self.chat_id = answer.chat_id or self.chat_id
+        self.pane.finish_answer(answer, "Stopped." if stopped else "")
+        self.answered.emit(answer)
+        if new_chat:
+            self.restore()
+
+    def _failed(self, exc: Exception) -> None:
+        self.job = None
+        if isinstance(exc, CancelledError):
+            self.pane.fail_answer("Stopped.")
+            return
+        self.pane.fail_answer(f"Failed: {describe(exc).message}")
+        self.llm.error.emit(exc)
+
+    def _citation_clicked(self, turn: int, n: int) -> None:
+        chunk = self.cited_chunk(turn, n)
+        if chunk is not None:
+            self.open_chunk.emit(chunk)
+
+    def cited_chunk(self, turn: int, n: int) -> Chunk | None:
+        answer = self.pane.answers.get(turn)
+        if answer is None:
+            return None
+        for citation in answer.citations:
+            if citation.n == n:
+                return citation.chunk
+        passages = [p for p in answer.passages if p.n == n]
+        return passages[0].chunk if passages else None

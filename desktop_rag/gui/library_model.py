@@ -1,0 +1,132 @@
+"""The library as a Qt item model: catalog documents plus files that failed to ingest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtWidgets import QApplication, QStyle
+
+from desktop_rag.domain import DocStatus, Document, FileOutcome
+
+COLUMNS = ("Title", "Type", "Pages", "Chunks", "Status", "Core")
+ModelIndex = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryRow:
+    path: str
+    title: str
+    kind: str
+    pages: int
+    chunks: int
+    status: str
+    is_core: bool = False
+    error: str | None = None
+    doc_id: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.status == DocStatus.FAILED.value
+
+
+def row_from_document(doc: Document) -> LibraryRow:
+    return LibraryRow(
+        doc.path, doc.title, doc.kind.value, doc.pages, doc.chunks, doc.status.value,
+        doc.is_core, doc.error, doc.doc_id,
+    )
+
+
+def row_from_failure(outcome: FileOutcome) -> LibraryRow:
+    name = Path(outcome.path).name
+    return LibraryRow(outcome.path, name, Path(name).suffix.lstrip(".") or "?", 0, 0,
+                      DocStatus.FAILED.value, error=outcome.reason or "could not be read")
+
+
+def merge_rows(docs: list[Document], failures: list[FileOutcome]) -> list[LibraryRow]:
+    """Documents first; failures only for paths the catalog does not know."""
+    rows = [row_from_document(d) for d in docs]
+    known = {r.path for r in rows}
+    rows += [row_from_failure(f) for f in failures if f.path not in known]
+    return rows
+
+
+class LibraryModel(QAbstractTableModel):
+    def __init__(self) -> None:
+        super().__init__()
+        self._rows: list[LibraryRow] = []
+
+    def set_rows(self, rows: list[LibraryRow]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def row_at(self, row: int) -> LibraryRow:
+        return self._rows[row]
+
+    def rows(self) -> list[LibraryRow]:
+        return list(self._rows)
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> object:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid():
+            return None
+        row = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _display(row, index.column())
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return row.error if row.failed else row.path
+        if role == Qt.ItemDataRole.DecorationRole and index.column() == 4 and row.failed:
+            return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+        if role == Qt.ItemDataRole.UserRole:
+            return row
+        return None
+
+
+def _display(row: LibraryRow, column: int) -> str:
+    if column == 4:
+        return f"failed: {row.error}" if row.failed else row.status
+    if column == 5:
+        return "pinned" if row.is_core else ""
+    values = (row.title, row.kind, str(row.pages), str(row.chunks))
+    return values[column]
+
+
+class LibraryFilter(QSortFilterProxyModel):
+    """Case-insensitive filter on title and path."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._needle = ""
+
+    def set_needle(self, text: str) -> None:
+        self.beginFilterChange()
+        self._needle = text.strip().lower()
+        self.endFilterChange()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: ModelIndex) -> bool:
+        model = self.sourceModel()
+        if not isinstance(model, LibraryModel):
+            return True
+        row = model.row_at(source_row)
+        needle = self._needle
+        return not needle or needle in row.title.lower() or needle in row.path.lower()

@@ -1,0 +1,92 @@
+"""Library panel: filter box, document table, context menu; emits intents, does no work."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_rag.gui.library_model import LibraryFilter, LibraryModel, LibraryRow
+
+EMPTY_TEXT = "Drop PDFs or notes here\n\nor use File \u203a Add files\u2026 (Ctrl+O)"
+
+
+class LibraryPanel(QWidget):
+    open_requested = Signal(object)  # LibraryRow
+    reindex_requested = Signal(list)  # paths
+    remove_requested = Signal(list)  # paths
+    core_requested = Signal(list, bool)  # paths, pin?
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = LibraryModel()
+        self.proxy = LibraryFilter()
+        self.proxy.setSourceModel(self.model)
+        self.filter_box = QLineEdit(placeholderText="Filter documents\u2026")
+        self.filter_box.setClearButtonEnabled(True)
+        self.filter_box.textChanged.connect(self.proxy.set_needle)
+        self.table = self._make_table()
+        self.empty_label = QLabel(EMPTY_TEXT, alignment=Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setObjectName("emptyLibrary")
+        self.empty_label.setStyleSheet("color: #666; font-size: 14pt; border: 2px dashed #aaa;")
+        self._stack = QStackedWidget()
+        self._stack.addWidget(self.empty_label)
+        self._stack.addWidget(self.table)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.filter_box)
+        layout.addWidget(self._stack)
+
+    def _make_table(self) -> QTableView:
+        table = QTableView()
+        table.setModel(self.proxy)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        table.customContextMenuRequested.connect(self._show_menu)
+        table.doubleClicked.connect(lambda idx: self.open_requested.emit(self._row(idx.row())))
+        table.verticalHeader().hide()
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        return table
+
+    def set_rows(self, rows: list[LibraryRow]) -> None:
+        self.model.set_rows(rows)
+        self._stack.setCurrentWidget(self.table if rows else self.empty_label)
+
+    def _row(self, proxy_row: int) -> LibraryRow:
+        source = self.proxy.mapToSource(self.proxy.index(proxy_row, 0))
+        return self.model.row_at(source.row())
+
+    def selected_rows(self) -> list[LibraryRow]:
+        rows = {i.row() for i in self.table.selectionModel().selectedRows()}
+        return [self._row(r) for r in sorted(rows)]
+
+    def build_menu(self, rows: list[LibraryRow]) -> QMenu:
+        menu = QMenu(self)
+        paths = [r.path for r in rows]
+        indexed = [r for r in rows if r.doc_id is not None]
+        if len(rows) == 1 and indexed:
+            menu.addAction("Open", lambda: self.open_requested.emit(rows[0]))
+        menu.addAction("Re-index", lambda: self.reindex_requested.emit(paths))
+        menu.addAction("Remove from library", lambda: self.remove_requested.emit(paths))
+        if indexed:
+            pin = not all(r.is_core for r in indexed)
+            label = "Pin as core" if pin else "Unpin from core"
+            menu.addAction(label, lambda: self.core_requested.emit([r.path for r in indexed], pin))
+        return menu
+
+    def _show_menu(self, pos: QPoint) -> None:
+        rows = self.selected_rows()
+        if rows:
+            self.build_menu(rows).popup(self.table.viewport().mapToGlobal(pos))

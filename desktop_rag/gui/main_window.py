@@ -1,0 +1,257 @@
+"""The main window: builds the panels, menus and status bar and wires them together."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QWidget
+
+from desktop_rag.config import save_settings
+from desktop_rag.domain import Answer, Chunk
+from desktop_rag.gui.chat_controller import ChatController
+from desktop_rag.gui.chat_pane import ChatPane
+from desktop_rag.gui.core_panel import CorePanel, core_view
+from desktop_rag.gui.error_presenter import ErrorPresenter
+from desktop_rag.gui.facade import GuiServices
+from desktop_rag.gui.library_controller import LibraryController
+from desktop_rag.gui.library_model import LibraryRow
+from desktop_rag.gui.library_panel import LibraryPanel
+from desktop_rag.gui.locations import chunk_location, row_location
+from desktop_rag.gui.note_dialog import NoteDialog
+from desktop_rag.gui.progress_bar import TaskProgress
+from desktop_rag.gui.settings_dialog import SettingsDialog, apply_in_place, engine_changed
+from desktop_rag.gui.sources_panel import SourcesPanel
+from desktop_rag.gui.viewer import Location, ViewerPanel
+from desktop_rag.gui.workers import SerialWorker
+
+log = logging.getLogger(__name__)
+
+
+def dropped_paths(event: QDropEvent | QDragEnterEvent) -> list[str]:
+    mime = event.mimeData()
+    return [u.toLocalFile() for u in mime.urls() if u.isLocalFile()] if mime.hasUrls() else []
+
+
+def drop_engine(services: GuiServices) -> None:
+    """Forgets the loaded chat model (on the LLM thread) so the next use loads the new one."""
+    engine = services.ctx.__dict__.pop("engine", None)
+    closer = getattr(engine, "close", None)
+    if callable(closer):
+        closer()
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, services: GuiServices, interactive: bool = True) -> None:
+        super().__init__()
+        self.services = services
+        self.setWindowTitle("Desktop RAG")
+        self.resize(1400, 860)
+        self.setAcceptDrops(True)
+        self.errors = ErrorPresenter(self, interactive)
+        self.llm = SerialWorker("llm-worker", self)
+        self.writer = SerialWorker("index-writer", self)
+        self.reader = SerialWorker("reader", self)
+        for worker in (self.llm, self.writer, self.reader):
+            worker.error.connect(self.errors.present)
+        self._build_panels()
+        self._build_status_bar()
+        self.library = LibraryController(services, self.library_panel, self.task_progress,
+                                         self.writer, self.reader)
+        self.chat = ChatController(services, self.chat_pane, self.llm)
+        self._wire()
+        self._build_menus()
+        self._closed = False
+
+    # ---- construction -------------------------------------------------------------------
+    def _build_panels(self) -> None:
+        self.library_panel = LibraryPanel()
+        self.core_panel = CorePanel()
+        self.chat_pane = ChatPane()
+        self.sources = SourcesPanel()
+        self.viewer = ViewerPanel()
+        self.chat_pane.question.setAcceptDrops(False)
+        self.library_panel.filter_box.setAcceptDrops(False)
+        left = _splitter(Qt.Orientation.Vertical, self.library_panel, self.core_panel, (3, 1))
+        center = _splitter(Qt.Orientation.Vertical, self.chat_pane, self.sources, (3, 1))
+        main = _splitter(Qt.Orientation.Horizontal, left, center, (1, 2))
+        main.addWidget(self.viewer)
+        main.setSizes([340, 560, 500])
+        self.setCentralWidget(main)
+
+    def _build_status_bar(self) -> None:
+        self.task_progress = TaskProgress()
+        self.model_label, self.gpu_label, self.ttft_label = QLabel(), QLabel(), QLabel()
+        bar = self.statusBar()
+        bar.addWidget(self.task_progress, 1)
+        for label in (self.model_label, self.gpu_label, self.ttft_label):
+            bar.addPermanentWidget(label)
+        self.model_label.setText("Model: not loaded")
+        self.ttft_label.setText("TTFT: \u2013")
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        _action(file_menu, "&Add files\u2026", self.add_files, QKeySequence.StandardKey.Open)
+        _action(file_menu, "Add &folder\u2026", self.add_folder, QKeySequence("Ctrl+Shift+O"))
+        _action(file_menu, "New &note\u2026", self.new_note, QKeySequence("Ctrl+Shift+N"))
+        file_menu.addSeparator()
+        _action(file_menu, "&Settings\u2026", self.open_settings, QKeySequence("Ctrl+,"))
+        _action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        chat_menu = self.menuBar().addMenu("&Chat")
+        _action(chat_menu, "&New chat", self.chat.new_chat, QKeySequence.StandardKey.New)
+        _action(chat_menu, "&Stop", self.chat.stop, None)
+        _action(chat_menu, "&Find in document", self.viewer.find_bar.open, None)
+
+    def _wire(self) -> None:
+        self.library.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.library_panel.open_requested.connect(self.open_row)
+        self.library_panel.core_requested.connect(self.set_core)
+        self.chat.answered.connect(self._on_answer)
+        self.chat.open_chunk.connect(self.open_chunk)
+        self.chat.engine_state.connect(self._show_engine)
+        self.chat.ttft.connect(lambda ms: self.ttft_label.setText(f"TTFT: {ms:,.0f} ms"))
+        self.sources.open_requested.connect(lambda p: self.open_chunk(p.chunk))
+        self.core_panel.rebuild_requested.connect(self.rebuild_core)
+
+    def start(self) -> None:
+        """Loads the library, the chats, the core state and the engine info in the background."""
+        self.library.refresh()
+        self.chat.restore()
+        self.refresh_core()
+        self.chat.load_engine_info()
+
+    # ---- library ------------------------------------------------------------------------
+    def add_files(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Add files to the library")
+        self.library.ingest(paths)
+
+    def add_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder to the library")
+        if folder:
+            self.library.ingest([folder])
+
+    def new_note(self) -> None:
+        dialog = NoteDialog(self)
+        if dialog.exec():
+            self.library.save_note(*dialog.note())
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if dropped_paths(event):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = dropped_paths(event)
+        if paths:
+            event.acceptProposedAction()
+            self.library.ingest(paths)
+
+    # ---- viewer -------------------------------------------------------------------------
+    def open_chunk(self, chunk: Chunk) -> None:
+        self.reader.submit("locate", lambda _j: chunk_location(self.services, chunk),
+                           on_done=self._show_location)
+
+    def open_row(self, row: LibraryRow) -> None:
+        self.reader.submit("locate", lambda _j: row_location(self.services, row),
+                           on_done=self._show_location)
+
+    def _show_location(self, location: object) -> None:
+        if isinstance(location, Location):
+            try:
+                self.viewer.open_location(location)
+            except Exception as exc:  # the presenter shows message + hint
+                self.errors.present(exc)
+
+    # ---- answers, engine, core ----------------------------------------------------------
+    def _on_answer(self, answer: Answer) -> None:
+        self.sources.show_answer(answer)
+        offload = "on" if answer.gpu_offload else "off"
+        self.chat_pane.set_state(f"Re-ranker: {answer.reranker} \u00b7 GPU offload: {offload}")
+        ttft = answer.timings.get("ttft_ms")
+        if ttft:
+            self.ttft_label.setText(f"TTFT: {ttft:,.0f} ms")
+
+    def _show_engine(self, info: dict[str, Any]) -> None:
+        self.model_label.setText(f"Model: {info.get('model', '?')}")
+        self.gpu_label.setText(f"GPU offload: {'on' if info.get('gpu_offload') else 'off'}")
+        reranker = self.services.ctx.settings.retrieval.reranker
+        offload = "on" if info.get("gpu_offload") else "off"
+        self.chat_pane.set_state(f"Re-ranker: {reranker} \u00b7 GPU offload: {offload}")
+
+    def refresh_core(self) -> None:
+        self.llm.submit("core-status", lambda _j: self.services.core_status(),
+                        on_done=lambda s: self.core_panel.show_status(core_view(s)))
+
+    def set_core(self, paths: list[str], pin: bool) -> None:
+        call = self.services.core_add if pin else self.services.core_remove
+        self.llm.submit("core", lambda _j: call(paths), on_done=self._core_changed)
+
+    def _core_changed(self, status: object) -> None:
+        self.core_panel.show_status(core_view(status))
+        self.library.refresh()
+
+    def rebuild_core(self) -> None:
+        self.llm.submit(
+            "core-build",
+            lambda j: self.services.core_build(progress=j.report, cancel=j.cancel),
+            on_done=lambda s: self.core_panel.show_status(core_view(s)),
+            on_progress=self.core_panel.show_progress,
+        )
+
+    # ---- settings -----------------------------------------------------------------------
+    def open_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self.services.ctx.settings, str(self.services.ctx.paths.data_dir),
+                                self)
+        dialog.accepted.connect(lambda: self.apply_settings(dialog))
+        dialog.open()
+        return dialog
+
+    def apply_settings(self, dialog: SettingsDialog) -> None:
+        new = dialog.result_settings
+        if new is None:
+            return
+        ctx = self.services.ctx
+        reload = engine_changed(ctx.settings, new)
+        save_settings(new, ctx.paths.settings_file)
+        apply_in_place(ctx.settings, new)
+        QSettings().setValue("data_dir", dialog.data_dir.text().strip())
+        if reload:
+            self.llm.submit("reload", lambda _j: drop_engine(self.services))
+            self.chat.load_engine_info()
+        self.statusBar().showMessage("Settings saved", 5000)
+
+    # ---- shutdown -----------------------------------------------------------------------
+    def shutdown(self) -> bool:
+        """Cancels all background work and waits for the worker threads to stop."""
+        if self._closed:
+            return True
+        self._closed = True
+        return all([w.shutdown() for w in (self.llm, self.writer, self.reader)])
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
+
+
+def _splitter(
+    orientation: Qt.Orientation, first: QWidget, second: QWidget, stretch: tuple[int, int]
+) -> QSplitter:
+    splitter = QSplitter(orientation)
+    splitter.addWidget(first)
+    splitter.addWidget(second)
+    splitter.setStretchFactor(0, stretch[0])
+    splitter.setStretchFactor(1, stretch[1])
+    splitter.setChildrenCollapsible(False)
+    return splitter
+
+
+def _action(menu: Any, text: str, slot: Any, shortcut: Any) -> QAction:
+    action = QAction(text, menu)
+    if shortcut is not None:
+        action.setShortcut(shortcut)
+    action.triggered.connect(lambda _checked=False: slot())
+    menu.addAction(action)
+    return action
+
+

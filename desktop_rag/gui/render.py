@@ -1,0 +1,124 @@
+"""Turns questions and answers into the HTML shown by the chat view (Qt rich-text subset).
+
+Model output is rendered as Markdown with raw HTML disabled; citation markers such as [2] or
+[1, 3] become `cite:N` links; unsupported sentences are marked; refusals get their own style.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+CITE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+CITE_SCHEME = "cite"
+UNSUPPORTED_STYLE = "background-color:#fde2c4; text-decoration: underline;"
+UNSUPPORTED_TITLE = "Not supported by the cited sources"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnView:
+    """What one question/answer pair looks like on screen."""
+
+    question: str
+    answer: str
+    streaming: bool = False
+    refused: bool = False
+    unsupported: tuple[str, ...] = ()
+    citations: tuple[int, ...] = field(default=())
+    note: str = ""
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+
+
+def markdown_html(text: str) -> str:
+    return str(_markdown().render(text))
+
+
+def link_citations(body: str, turn: int = 0) -> str:
+    """Replaces [n] and [n, m] markers in rendered HTML with links to cite:turn:n."""
+
+    def repl(match: re.Match[str]) -> str:
+        numbers = [n.strip() for n in match.group(1).split(",")]
+        links = ", ".join(f'<a href="{CITE_SCHEME}:{turn}:{n}">{n}</a>' for n in numbers)
+        return f"[{links}]"
+
+    return CITE.sub(repl, body)
+
+
+def mark_unsupported(body: str, sentences: tuple[str, ...]) -> str:
+    for sentence in sentences:
+        escaped = html.escape(sentence.strip(), quote=False)
+        if escaped and escaped in body:
+            span = f'<span style="{UNSUPPORTED_STYLE}" title="{UNSUPPORTED_TITLE}">{escaped}</span>'
+            body = body.replace(escaped, span, 1)
+    return body
+
+
+def parse_cite_link(url: str) -> tuple[int, int] | None:
+    """(turn, n) from a cite:turn:n link, or None for other links."""
+    parts = url.split(":")
+    if len(parts) == 3 and parts[0] == CITE_SCHEME and parts[1].isdigit() and parts[2].isdigit():
+        return int(parts[1]), int(parts[2])
+    return None
+
+
+def answer_html(turn: TurnView, index: int = 0) -> str:
+    if turn.streaming:
+        text = html.escape(turn.answer).replace("\n", "<br>")
+        return f'<p>{text}<span style="color:#888;"> \u258d</span></p>'
+    body = mark_unsupported(link_citations(markdown_html(turn.answer), index), turn.unsupported)
+    if turn.refused:
+        return (
+            '<table width="100%" cellpadding="8" style="background-color:#eeeeee;">'
+            '<tr><td><i>\u26d4 Not answered from your documents.</i>'
+            f'<div style="color:#555;">{body}</div></td></tr></table>'
+        )
+    return body + _footer(turn)
+
+
+def _footer(turn: TurnView) -> str:
+    parts = []
+    if turn.unsupported:
+        n = len(turn.unsupported)
+        parts.append(f"\u26a0 {n} sentence{'s' if n > 1 else ''} not supported by the sources")
+    if turn.note:
+        parts.append(html.escape(turn.note))
+    if not parts:
+        return ""
+    joined = " \u00b7 ".join(parts)
+    return f'<p style="color:#a05a00; font-size:small;">{joined}</p>'
+
+
+def turn_html(turn: TurnView, index: int = 0) -> str:
+    question = html.escape(turn.question).replace("\n", "<br>")
+    return (
+        '<table width="100%" cellpadding="6" style="background-color:#e8f0fe;">'
+        f"<tr><td><b>You</b><br>{question}</td></tr></table>"
+        f'<div style="margin-left:4px;"><b>Assistant</b>{answer_html(turn, index)}</div><hr>'
+    )
+
+
+def chat_html(turns: list[TurnView]) -> str:
+    if not turns:
+        return (
+            '<p style="color:#777;">Ask a question about your documents. Answers cite their '
+            "sources; click a citation to open the passage.</p>"
+        )
+    return "".join(turn_html(t, i) for i, t in enumerate(turns))
+
+
+def cited_numbers(text: str) -> tuple[int, ...]:
+    """The citation numbers used in an answer, in order of first appearance."""
+    seen: dict[int, None] = {}
+    for match in CITE.finditer(text):
+        for n in match.group(1).split(","):
+            seen.setdefault(int(n), None)
+    return tuple(seen)

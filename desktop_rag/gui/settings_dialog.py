@@ -1,0 +1,148 @@
+"""Settings dialog: edits a copy of Settings, validates it with desktop_rag.config."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_rag.config import RERANKERS, Settings
+from desktop_rag.errors import ConfigError
+
+PACKAGED = "Packaged default"
+ENGINE_FIELDS = (("models", "chat_model"), ("llm", "gpu_layers"), ("llm", "context_size"))
+
+
+def engine_changed(old: Settings, new: Settings) -> bool:
+    """Whether the chat model must be reloaded for `new` to take effect."""
+    return any(
+        getattr(getattr(old, section), name) != getattr(getattr(new, section), name)
+        for section, name in ENGINE_FIELDS
+    )
+
+
+def apply_in_place(target: Any, source: Any) -> None:
+    """Copies every field of `source` into `target`, so objects holding `target` see them."""
+    for f in dataclasses.fields(target):
+        value = getattr(source, f.name)
+        if dataclasses.is_dataclass(value):
+            apply_in_place(getattr(target, f.name), value)
+        else:
+            setattr(target, f.name, value)
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: Settings, data_dir: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.original = settings
+        self.result_settings: Settings | None = None
+        self.model_path = QLineEdit(settings.models.chat_model)
+        self.model_path.setPlaceholderText(PACKAGED)
+        self.gpu_layers = QComboBox(editable=True)
+        self.gpu_layers.addItems(["auto", "0", "-1"])
+        self.gpu_layers.setCurrentText(settings.llm.gpu_layers)
+        self.context_size = _spin(512, 131072, settings.llm.context_size, 512)
+        self.top_k = _spin(1, 100, settings.retrieval.top_k)
+        self.reranker = QComboBox()
+        self.reranker.addItems(list(RERANKERS))
+        self.reranker.setCurrentText(settings.retrieval.reranker)
+        self.data_dir = QLineEdit(data_dir)
+        self.error_label = QLabel()
+        self.error_label.setStyleSheet("color: #b00020;")
+        self.error_label.setWordWrap(True)
+        self._build()
+
+    def _build(self) -> None:
+        form = QFormLayout()
+        form.addRow("Chat model (GGUF):", _with_browse(self.model_path, self._browse_model))
+        form.addRow("GPU layers:", self.gpu_layers)
+        form.addRow("Context size (tokens):", self.context_size)
+        form.addRow("Top-k passages:", self.top_k)
+        form.addRow("Re-ranker:", self.reranker)
+        form.addRow("Data folder:", _with_browse(self.data_dir, self._browse_data))
+        note = QLabel("Model changes reload the model; a new data folder applies on next start.")
+        note.setStyleSheet("color: #666;")
+        note.setWordWrap(True)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(note)
+        layout.addWidget(self.error_label)
+        layout.addWidget(buttons)
+
+    def _browse_model(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", "", "GGUF (*.gguf)")
+        if path:
+            self.model_path.setText(path)
+
+    def _browse_data(self) -> None:
+        current = self.data_dir.text()
+        path = QFileDialog.getExistingDirectory(self, "Choose the data folder", current)
+        if path:
+            self.data_dir.setText(path)
+
+    def edited(self) -> Settings:
+        """A validated copy of the settings with the dialog's values; raises ConfigError."""
+        settings = copy.deepcopy(self.original)
+        settings.models.chat_model = self.model_path.text().strip()
+        settings.llm.gpu_layers = self.gpu_layers.currentText().strip()
+        settings.llm.context_size = self.context_size.value()
+        settings.retrieval.top_k = self.top_k.value()
+        settings.retrieval.reranker = self.reranker.currentText()
+        _check_model_file(settings.models.chat_model)
+        return settings.validate()
+
+    def accept(self) -> None:
+        try:
+            self.result_settings = self.edited()
+        except ConfigError as exc:
+            hint = f" \u2014 {exc.hint}" if exc.hint else ""
+            self.error_label.setText(exc.message + hint)
+            return
+        super().accept()
+
+
+def _check_model_file(path: str) -> None:
+    if path and not (Path(path).is_file() and path.lower().endswith(".gguf")):
+        raise ConfigError(f"Chat model {path} is not a GGUF file",
+                          "choose an existing .gguf file, or leave it empty for the packaged model")
+
+
+def _spin(low: int, high: int, value: int, step: int = 1) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(low, high)
+    box.setSingleStep(step)
+    box.setValue(value)
+    return box
+
+
+def _with_browse(edit: QLineEdit, slot: Any) -> QWidget:
+    holder = QWidget()
+    layout = QHBoxLayout(holder)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(edit, 1)
+    button = QPushButton("Browse\u2026")
+    button.clicked.connect(slot)
+    layout.addWidget(button)
+    return holder

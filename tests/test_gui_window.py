@@ -1,0 +1,266 @@
+"""The window against a fake facade: wiring, threads, streaming, Stop, viewer, settings, errors."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gui_fakes import FakeServices
+from gui_pdfs import SAMPLE_PAGES, make_pdf
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from desktop_rag.config import load_settings
+from desktop_rag.gui.main_window import MainWindow
+from desktop_rag.gui.probe import LatencyProbe
+
+pytestmark = pytest.mark.gui
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+
+
+def shoot(widget: object, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    assert widget.grab().save(str(path))  # type: ignore[attr-defined]
+    return path
+
+
+@pytest.fixture
+def fake(fake_context: object) -> FakeServices:
+    return FakeServices(fake_context)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def window(qtbot: object, fake: FakeServices) -> Iterator[MainWindow]:
+    win = MainWindow(fake, interactive=False)  # type: ignore[arg-type]
+    qtbot.addWidget(win)  # type: ignore[attr-defined]
+    win.show()
+    win.start()
+    yield win
+    assert win.shutdown()
+
+
+def drop(window: MainWindow, paths: list[Path]) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier)
+    enter = QDragEnterEvent(QPointF(100, 100), *args)
+    assert QApplication.sendEvent(window, enter) and enter.isAccepted()
+    assert QApplication.sendEvent(window, QDropEvent(QPointF(100, 100), *args))
+
+
+def ingest(qtbot: object, window: MainWindow, paths: list[Path]) -> None:
+    with qtbot.waitSignal(window.library.ingest_finished, timeout=20000):  # type: ignore[attr-defined]
+        drop(window, paths)
+    qtbot.waitUntil(  # type: ignore[attr-defined]
+        lambda: bool(window.library.documents or window.library.failures))
+
+
+def test_empty_window_invites_a_drop(qtbot: object, window: MainWindow) -> None:
+    qtbot.waitUntil(lambda: window.model_label.text() == "Model: fake-chat")  # type: ignore[attr-defined]
+    panel = window.library_panel
+    assert panel.empty_label.isVisible()
+    assert "Drop PDFs or notes here" in panel.empty_label.text()
+    assert "GPU offload: off" in window.gpu_label.text()
+    shoot(window, "01-empty")
+
+
+def test_dropped_pdf_is_ingested_off_the_gui_thread(qtbot, window, fake, tmp_path) -> None:
+    pdf = make_pdf(tmp_path / "observatory.pdf", SAMPLE_PAGES)
+    ingest(qtbot, window, [pdf])
+    rows = window.library_panel.model.rows()
+    assert [r.title for r in rows] == ["observatory"]
+    assert rows[0].status == "indexed"
+    assert window.library_panel.table.isVisible()
+    assert threading.main_thread().name not in fake.threads
+    assert fake.threads == {"index-writer"}
+
+
+def test_progress_and_cancel(qtbot, window, fake, tmp_path) -> None:
+    pdfs = [make_pdf(tmp_path / f"doc{i}.pdf", SAMPLE_PAGES) for i in range(6)]
+    fake.file_delay = 0.15
+    drop(window, pdfs)
+    qtbot.waitUntil(lambda: "file" in window.task_progress.label.text())
+    assert window.task_progress.isVisible()
+    assert "left" in window.task_progress.label.text()  # ETA shown
+    shoot(window, "02-ingesting")
+    with qtbot.waitSignal(window.library.ingest_finished, timeout=10000) as blocker:
+        window.task_progress.cancel_button.click()
+    report = blocker.args[0]
+    assert report.count(report.outcomes[-1].outcome.__class__("cancelled")) >= 1
+    assert not window.task_progress.isVisible()
+
+
+def test_bad_file_shows_its_reason(qtbot, window, tmp_path) -> None:
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.7 this is not really a pdf")
+    ingest(qtbot, window, [bad])
+    model = window.library_panel.model
+    qtbot.waitUntil(lambda: model.rowCount() == 1)
+    index = model.index(0, 4)
+    assert "not a readable PDF" in model.data(index)
+    assert model.data(index, Qt.ItemDataRole.ToolTipRole) == "not a readable PDF (damaged?)"
+    assert not model.data(index, Qt.ItemDataRole.DecorationRole).isNull()
+
+
+def test_answer_streams_and_citation_opens_highlighted_line(qtbot, window, fake, tmp_path):
+    pdf = make_pdf(tmp_path / "observatory.pdf", SAMPLE_PAGES)
+    ingest(qtbot, window, [pdf])
+    fake.token_delay = 0.02
+    streamed: list[str] = []
+    window.chat_pane.view.textChanged.connect(
+        lambda: streamed.append(window.chat_pane.view.toPlainText()))
+    with qtbot.waitSignal(window.chat.answered, timeout=10000):
+        window.chat_pane.question.setPlainText("When was the telescope completed?")
+        window.chat_pane.ask_button.click()
+    assert any("completed" in s and "1987" not in s for s in streamed)  # partial text shown
+    html = window.chat_pane.view.toHtml()
+    assert 'href="cite:0:1"' in html
+    assert "Not supported by the cited sources" in html or "not supported" in html
+    assert window.sources.topLevelItemCount() == 1
+    assert window.ttft_label.text().startswith("TTFT:")
+    shoot(window, "03-answer")
+    window.chat_pane.view.anchorClicked.emit(QUrl("cite:0:1"))
+    qtbot.waitUntil(lambda: window.viewer.location is not None)
+    assert window.viewer.location.page == 2
+    assert window.viewer.page_box.value() == 2
+    assert_highlight_covers_line(qtbot, window)
+    shoot(window, "04-viewer")
+
+
+def assert_highlight_covers_line(qtbot: object, window: MainWindow) -> None:
+    pane = window.viewer.pdf
+    rects = pane.highlight_rects()
+    assert len(rects) == 1
+    rect = rects[0]
+    assert rect.y >= 0 and rect.bottom <= pane.viewport().height()
+    pane._boxes, saved = [], pane._boxes  # look at the page without the overlay
+    pane.viewport().repaint()
+    qtbot.wait(200)  # type: ignore[attr-defined]
+    image = pane.viewport().grab().toImage()
+    pane._boxes = saved
+    inside = dark_pixels(image, rect.x, rect.y, rect.right, rect.bottom)
+    above = dark_pixels(image, rect.x, rect.y - 4, rect.right, rect.y - 1)
+    below = dark_pixels(image, rect.x, rect.bottom + 1, rect.right, rect.bottom + 4)
+    assert inside > 40, "the highlight does not cover rendered text"
+    assert above + below < inside / 20, "the highlight is not aligned with the text line"
+
+
+def dark_pixels(image: object, x0: float, y0: float, x1: float, y1: float) -> int:
+    count = 0
+    for y in range(int(y0), int(y1)):
+        for x in range(int(x0), int(x1)):
+            if image.pixelColor(x, y).lightness() < 128:  # type: ignore[attr-defined]
+                count += 1
+    return count
+
+
+def test_stop_stops_generation(qtbot, window, fake, tmp_path) -> None:
+    fake.reply = " ".join(["word"] * 400)
+    fake.token_delay = 0.01
+    window.chat.ask("Tell me a long story")
+    qtbot.waitUntil(lambda: "word word" in window.chat_pane.view.toPlainText())
+    assert window.chat_pane.stop_button.isEnabled()
+    qtbot.keyClick(window.chat_pane.question, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not window.chat_pane.busy, timeout=3000)
+    assert "Stopped." in window.chat_pane.view.toPlainText()
+    assert window.chat_pane.view.toPlainText().count("word") < 400
+
+
+def test_event_loop_stays_responsive(qtbot, window, fake, tmp_path) -> None:
+    pdfs = [make_pdf(tmp_path / f"doc{i}.pdf", SAMPLE_PAGES) for i in range(5)]
+    fake.file_delay, fake.token_delay = 0.05, 0.005
+    probe = LatencyProbe()
+    probe.start()
+    ingest(qtbot, window, pdfs)
+    with qtbot.waitSignal(window.chat.answered, timeout=10000):
+        window.chat.ask("When was it completed?")
+    probe.stop()
+    assert probe.max_delay_ms < 100
+
+
+def test_chats_are_restored_on_restart(qtbot, fake, tmp_path) -> None:
+    make_pdf(tmp_path / "a.pdf", SAMPLE_PAGES)
+    fake.ask("Earlier question?", fake.new_chat())
+    win = MainWindow(fake, interactive=False)
+    qtbot.addWidget(win)
+    win.show()
+    win.start()
+    qtbot.waitUntil(lambda: "Earlier question?" in win.chat_pane.view.toPlainText())
+    assert win.chat_pane.chats.count() == 1
+    qtbot.keyClick(win.chat_pane.question, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: win.chat_pane.chats.count() == 2)
+    assert "Earlier question?" not in win.chat_pane.view.toPlainText()
+    assert win.shutdown()
+
+
+def test_settings_round_trip(qtbot, window, fake) -> None:
+    dialog = window.open_settings()
+    dialog.top_k.setValue(9)
+    dialog.context_size.setValue(4096)
+    dialog.reranker.setCurrentText("none")
+    dialog.gpu_layers.setCurrentText("0")
+    shoot(dialog, "05-settings")
+    dialog.accept()
+    saved = load_settings(fake.ctx.paths.settings_file)
+    assert (saved.retrieval.top_k, saved.llm.context_size) == (9, 4096)
+    assert (saved.retrieval.reranker, saved.llm.gpu_layers) == ("none", "0")
+    assert fake.ctx.settings.retrieval.top_k == 9  # applied without restart
+    again = window.open_settings()
+    assert again.top_k.value() == 9 and again.reranker.currentText() == "none"
+    again.reject()
+
+
+def test_settings_reject_invalid_values(qtbot, window, fake) -> None:
+    dialog = window.open_settings()
+    dialog.gpu_layers.setCurrentText("lots")
+    dialog.accept()
+    assert dialog.isVisible()
+    assert "gpu_layers" in dialog.error_label.text()
+    dialog.model_path.setText("/nonexistent/model.gguf")
+    dialog.gpu_layers.setCurrentText("auto")
+    dialog.accept()
+    assert "not a GGUF file" in dialog.error_label.text()
+    assert not fake.ctx.paths.settings_file.exists()
+    dialog.reject()
+
+
+def test_worker_errors_reach_the_presenter(qtbot, window) -> None:
+    window.chat.select_chat("missing")
+    qtbot.waitUntil(lambda: bool(window.errors.history))
+    error = window.errors.history[0]
+    assert error.message == "No chat missing" and error.hint == "pick another chat"
+
+
+def test_library_context_menu_and_core(qtbot, window, fake, tmp_path) -> None:
+    pdf = make_pdf(tmp_path / "observatory.pdf", SAMPLE_PAGES)
+    ingest(qtbot, window, [pdf])
+    rows = window.library_panel.model.rows()
+    menu = window.library_panel.build_menu(rows)
+    labels = [a.text() for a in menu.actions()]
+    assert labels == ["Open", "Re-index", "Remove from library", "Pin as core"]
+    menu.actions()[3].trigger()
+    qtbot.waitUntil(lambda: window.core_panel.docs.count() == 1)
+    qtbot.waitUntil(lambda: window.library_panel.model.rows()[0].is_core)
+    assert "stale" in window.core_panel.state_label.text()
+    window.library_panel.filter_box.setText("nothing matches")
+    assert window.library_panel.proxy.rowCount() == 0
+    window.library_panel.filter_box.setText("OBSERV")
+    assert window.library_panel.proxy.rowCount() == 1
+    menu.actions()[2].trigger()
+    qtbot.waitUntil(lambda: window.library_panel.model.rowCount() == 0)
+
+
+def test_closing_cancels_running_work(qtbot, fake, tmp_path) -> None:
+    fake.reply = " ".join(["word"] * 5000)
+    fake.token_delay = 0.01
+    win = MainWindow(fake, interactive=False)
+    qtbot.addWidget(win)
+    win.chat.ask("long")
+    qtbot.waitUntil(lambda: "word" in win.chat_pane.view.toPlainText())
+    win.close()
+    assert not win.llm._thread.isRunning()
