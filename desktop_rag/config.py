@@ -50,6 +50,8 @@ class RetrievalSettings:
     reranker: str = "auto"
     rerank_candidates: int = 30
     context_tokens: int = 2000
+    min_similarity: float = 0.30  # evidence gate: best dense cosine that counts as evidence
+    min_term_coverage: float = 0.60  # evidence gate: share of query words a top chunk must hold
 
 
 @dataclass(slots=True)
@@ -86,6 +88,8 @@ class Settings:
         _check_range("retrieval.rrf_k", self.retrieval.rrf_k, 1, 1000)
         _check_range("retrieval.rerank_candidates", self.retrieval.rerank_candidates, 1, 200)
         _check_range("retrieval.context_tokens", self.retrieval.context_tokens, 100, 100000)
+        _check_range("retrieval.min_similarity", self.retrieval.min_similarity, -1.0, 1.0)
+        _check_range("retrieval.min_term_coverage", self.retrieval.min_term_coverage, 0.0, 1.0)
         _check_range("store.port", self.store.port, 1, 65535)
         return self
 
