@@ -1,14 +1,150 @@
-"""CLI commands of the answer area (filled in by its issue)."""
+"""CLI commands of the answer area: ask, and core add/remove/list/build."""
 
 from __future__ import annotations
 
 import argparse
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from desktop_rag.cli.output import emit_json, open_services, say, warn
+from desktop_rag.domain import Answer
+from desktop_rag.progress import CancelToken, ProgressEvent
+from desktop_rag.services.core import CoreStatus
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
-    del sub
+    ask = sub.add_parser(
+        "ask", help="ask a question about your documents",
+        description="Answers from your documents with numbered citations; says so when they "
+        "do not contain the answer. The answer streams to stdout.",
+    )
+    ask.add_argument("question", metavar="QUESTION")
+    ask.add_argument("--k", type=int, default=None, help="passages to retrieve")
+    ask.add_argument("--chat", metavar="ID", help="continue this chat (follow-up questions)")
+    ask.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    ask.set_defaults(func=run_ask)
+    core = sub.add_parser("core", help="pin documents that are always in context (cached)")
+    actions = core.add_subparsers(dest="core_action", metavar="ACTION", required=True)
+    for name, text in (("add", "pin documents"), ("remove", "unpin documents")):
+        action = actions.add_parser(name, help=text)
+        action.add_argument("paths", nargs="+", metavar="PATH")
+        action.add_argument("--json", action="store_true", help="one JSON document on stdout")
+        action.set_defaults(func=run_core)
+    for name, text in (("list", "show the core and its cache"), ("build", "build the cache")):
+        action = actions.add_parser(name, help=text)
+        action.add_argument("--json", action="store_true", help="one JSON document on stdout")
+        action.set_defaults(func=run_core)
 
 
-def _unused(args: argparse.Namespace) -> int:
+@contextmanager
+def _cancel_on_interrupt(token: CancelToken) -> Iterator[None]:
+    previous = signal.signal(signal.SIGINT, lambda *_: token.cancel())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _stream(piece: str) -> None:
+    sys.stdout.write(piece)
+    sys.stdout.flush()
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    token = CancelToken()
+    with open_services(args) as services, _cancel_on_interrupt(token):
+        on_token = None if args.json else _stream
+        answer = services.ask(args.question, chat_id=args.chat, k=args.k, on_token=on_token,
+                              cancel=token)
+    if args.json:
+        emit_json(answer_json(answer))
+    else:
+        _print_answer(answer)
     return 0
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    """The `ask --json` document, exactly as the CLI contract lists it."""
+    by_n = {p.n: p for p in answer.passages}
+    t = answer.timings
+    return {
+        "answer": answer.answer,
+        "chat_id": answer.chat_id,
+        "citations": [_citation(c, by_n[c.n].text if c.n in by_n else c.chunk.text)
+                      for c in answer.citations],
+        "unsupported_sentences": list(answer.unsupported_sentences),
+        "refused": answer.refused,
+        "reranker": answer.reranker,
+        "gpu_offload": answer.gpu_offload,
+        "timings": {k: t.get(k, 0) for k in ("retrieve_ms", "rerank_ms", "ttft_ms", "total_ms",
+                                             "prompt_tokens", "cached_tokens", "generated_tokens")},
+    }
+
+
+def _citation(c: Any, text: str) -> dict[str, Any]:
+    chunk = c.chunk
+    boxes = [[b.page, b.x0, b.y0, b.x1, b.y1] for b in chunk.bboxes]
+    return {"n": c.n, "chunk_id": chunk.chunk_id, "doc_id": chunk.doc_id, "path": chunk.path,
+            "title": chunk.title, "page": chunk.page, "text": text,
+            "char_span": list(chunk.char_span), "bboxes": boxes, "support": c.support}
+
+
+def _print_answer(answer: Answer) -> None:
+    if answer.refused and not answer.timings.get("generated_tokens"):
+        say(answer.answer)  # nothing was streamed: the model was not asked
+    else:
+        say()
+    for c in answer.citations:
+        page = f", page {c.chunk.page}" if c.chunk.page else ""
+        say(f"[{c.n}] {c.chunk.title}{page} ({c.chunk.path}) support {c.support:.2f}")
+    for sentence in answer.unsupported_sentences:
+        warn(f"unsupported: {sentence}")
+    mode = "GPU" if answer.gpu_offload else "CPU"
+    t = answer.timings
+    warn(f"chat {answer.chat_id} · {mode} · first token {t.get('ttft_ms', 0):.0f} ms · "
+         f"{t.get('cached_tokens', 0):.0f}/{t.get('prompt_tokens', 0):.0f} prompt tokens cached")
+
+
+def run_core(args: argparse.Namespace) -> int:
+    with open_services(args) as services:
+        action = args.core_action
+        if action == "add":
+            status = services.core_add(args.paths)
+        elif action == "remove":
+            status = services.core_remove(args.paths)
+        elif action == "build":
+            status = services.core_build(progress=_build_progress)
+        else:
+            status = services.core_status()
+    if args.json:
+        emit_json(status_json(status))
+    else:
+        _print_status(status)
+    return 0
+
+
+def _build_progress(event: ProgressEvent) -> None:
+    if sys.stderr.isatty():
+        warn(event.message)
+
+
+def status_json(status: CoreStatus) -> dict[str, Any]:
+    return {
+        "documents": [{"doc_id": d.doc_id, "path": d.path, "title": d.title, "tokens": d.tokens}
+                      for d in status.docs],
+        "total_tokens": status.total_tokens, "budget": status.budget, "state": status.state,
+        "cache_file": status.cache_file, "cache_bytes": status.cache_bytes,
+        "details": status.details,
+    }
+
+
+def _print_status(status: CoreStatus) -> None:
+    if not status.docs:
+        say("The core is empty. Pin documents with: desktop-rag core add PATH")
+        return
+    for d in status.docs:
+        say(f"{d.tokens:>7} tokens  {d.title}  ({d.path})")
+    say(f"{status.total_tokens:>7} tokens in total; budget {status.budget}; cache {status.state}")

@@ -161,8 +161,13 @@ class LlamaEngine:
     def _tokens_after(self, tokens: Sequence[int]) -> Iterator[int]:
         temp = self.options.temperature
         return self._llm.generate(  # type: ignore[no-any-return]
-            list(tokens), temp=temp, top_k=40 if temp > 0 else 1, top_p=0.95, min_p=0.05,
-            repeat_penalty=1.0, reset=True,
+            list(tokens),
+            temp=temp,
+            top_k=40 if temp > 0 else 1,
+            top_p=0.95,
+            min_p=0.05,
+            repeat_penalty=1.0,
+            reset=True,
         )
 
     def _fit(self, prompt_tokens: int, max_tokens: int) -> int:
@@ -235,6 +240,17 @@ class LlamaEngine:
         self._llm._requires_eval = True
         return True
 
+    def identity(self) -> dict[str, object]:
+        """What the KV state depends on besides the prompt (for the core cache key)."""
+        return {
+            "model": self.name,
+            "model_size": self.options.model_path.stat().st_size,
+            "context_size": self.context_size,
+            "kv_type": self.options.kv_type,
+            "gpu_layers": self.options.gpu_layers if self.gpu_offload else 0,
+            "template": self.template_hash,
+        }
+
     def close(self) -> None:
         self._llm.close()
 
@@ -295,8 +311,14 @@ class _Run:
         total = (time.perf_counter() - self.start) * 1000
         ttft = self.ttft_ms or total
         return Generation(
-            "".join(self.text), self.prompt_tokens, self.cached, self.count, ttft, total,
-            self.stopped_by, {"decode_tokens_per_s": self._rate(total - ttft)},
+            "".join(self.text),
+            self.prompt_tokens,
+            self.cached,
+            self.count,
+            ttft,
+            total,
+            self.stopped_by,
+            {"decode_tokens_per_s": self._rate(total - ttft)},
         )
 
     def _rate(self, decode_ms: float) -> float:
@@ -343,10 +365,14 @@ def _load(options: EngineOptions) -> Any:
     try:
         with _extra_buffers(extra):
             return _lib().Llama(
-                model_path=str(options.model_path), n_gpu_layers=options.gpu_layers,
-                n_ctx=options.context_size, n_batch=options.batch_size,
-                n_ubatch=options.batch_size, n_threads=options.threads,
-                n_threads_batch=options.threads, verbose=False,
+                model_path=str(options.model_path),
+                n_gpu_layers=options.gpu_layers,
+                n_ctx=options.context_size,
+                n_batch=options.batch_size,
+                n_ubatch=options.batch_size,
+                n_threads=options.threads,
+                n_threads_batch=options.threads,
+                verbose=False,
             )
     except (ValueError, RuntimeError) as exc:
         raise LLMError(

@@ -1,9 +1,250 @@
-"""Service facade: answer operations (filled in by its issue)."""
+"""Service facade: answers with verified citations, chats, and the cached core in the prompt."""
 
 from __future__ import annotations
 
+import dataclasses
+import time
+from collections.abc import Callable, Collection, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
 from desktop_rag.bootstrap import AppContext
+from desktop_rag.domain import Answer, Passage, SearchResult
+from desktop_rag.llm import prompts
+from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
+from desktop_rag.llm.citations import CitationChecker
+from desktop_rag.llm.core_cache import CoreCacheFiles, restore, split_prompt, supports_prefix_cache
+from desktop_rag.llm.rewrite import standalone_query
+from desktop_rag.llm.worker import run_on_engine, unwrap
+from desktop_rag.progress import CancelToken
+from desktop_rag.protocols import ChatMessage, Generation
+
+if TYPE_CHECKING:
+    from desktop_rag.services.core import CoreContext
+
+TokenSink = Callable[[str], None]
 
 
 class AnswerService:
     ctx: AppContext
+
+    if TYPE_CHECKING:  # provided by SearchService and CoreService in the facade
+
+        def search(
+            self,
+            query: str,
+            k: int | None = None,
+            mode: str = "hybrid",
+            rerank: str | None = None,
+            exclude_doc_ids: Collection[str] = (),
+        ) -> SearchResult: ...
+
+        def pack_context(
+            self, result: SearchResult, budget_tokens: int, first_n: int = 1
+        ) -> list[Passage]: ...
+
+        def core_context(self) -> CoreContext: ...
+
+        def core_build(self, progress: Any = ..., cancel: CancelToken | None = None) -> Any: ...
+
+    # ---- chats -----------------------------------------------------------------------------
+    def new_chat(self) -> str:
+        return self.ctx.chats.new_chat()
+
+    def list_chats(self) -> list[ChatSummary]:
+        return self.ctx.chats.list_chats()
+
+    def chat_history(self, chat_id: str) -> list[ChatTurn]:
+        return self.ctx.chats.history(chat_id)
+
+    def delete_chat(self, chat_id: str) -> None:
+        self.ctx.chats.delete_chat(chat_id)
+
+    def engine_info(self) -> dict[str, Any]:
+        engine = self.ctx.engine
+        return {
+            "model": engine.name,
+            "gpu_offload": engine.gpu_offload,
+            "backend": self.ctx.settings.llm.backend,
+            "context_size": engine.context_size,
+        }
+
+    # ---- asking ----------------------------------------------------------------------------
+    def ask(
+        self,
+        question: str,
+        chat_id: str | None = None,
+        k: int | None = None,
+        on_token: TokenSink | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Answer:
+        start = time.perf_counter()
+        chat_id = chat_id or self.new_chat()
+        query = self._standalone(chat_id, question)
+        core = self.core_context()
+        timings: dict[str, float] = {}
+        result = self.search(query, k=k, exclude_doc_ids=core.doc_ids)
+        timings["retrieve_ms"] = _since(start)
+        timings["rerank_ms"] = float(result.timings_ms.get("rerank_ms", 0.0))
+        if result.insufficient_evidence and not core.passages:
+            answer = self._refusal(question, chat_id, result, timings, start)
+        else:
+            passages = self._retrieved(query, core, result)
+            answer = self._answer(
+                question, query, chat_id, core, passages, result, timings, on_token, cancel, start
+            )
+        self.ctx.chats.add_exchange(chat_id, query, answer)
+        return answer
+
+    def _standalone(self, chat_id: str, question: str) -> str:
+        history = [(t.role, t.query or t.content) for t in self.ctx.chats.history(chat_id)]
+        return standalone_query(self.ctx.engine, history, question)
+
+    def _retrieved(self, query: str, core: CoreContext, result: SearchResult) -> list[Passage]:
+        """Retrieved passages numbered after the core; none when the core answers better."""
+        if core.passages and (result.insufficient_evidence or self._core_wins(query, core, result)):
+            return []
+        budget = self.ctx.settings.retrieval.context_tokens
+        packed = self.pack_context(result, budget)
+        offset = len(core.passages)
+        return [dataclasses.replace(p, n=offset + i + 1) for i, p in enumerate(packed)]
+
+    def _core_wins(self, query: str, core: CoreContext, result: SearchResult) -> bool:
+        """Routing: the best core chunk is closer to the query than the best library chunk."""
+        if not result.results:
+            return True
+        q = self.ctx.embedder.embed_query(query)
+        core_ids = [p.chunk.chunk_id for p in core.passages]
+        lib_ids = [s.chunk.chunk_id for s in result.results]
+        best_core = _best(q, self.ctx.vectors.get_embeddings(core_ids).values())
+        return best_core >= _best(q, self.ctx.vectors.get_embeddings(lib_ids).values())
+
+    def _answer(
+        self,
+        question: str,
+        query: str,
+        chat_id: str,
+        core: CoreContext,
+        passages: list[Passage],
+        result: SearchResult,
+        timings: dict[str, float],
+        on_token: TokenSink | None,
+        cancel: CancelToken | None,
+        start: float,
+    ) -> Answer:
+        messages = prompts.build_messages(core.passages, passages, query)
+        gen_start = time.perf_counter()
+        generation = self._generate(messages, core, on_token, cancel)
+        every = [*core.passages, *passages]
+        checker = CitationChecker(self.ctx.embedder)
+        sentences = checker.sentences(generation.text, every)
+        timings.update(_generation_timings(generation, gen_start, start))
+        return Answer(
+            question,
+            generation.text.strip(),
+            chat_id,
+            tuple(checker.citations(sentences, every)),
+            tuple(every),
+            tuple(checker.unsupported(sentences)),
+            prompts.is_not_found(generation.text),
+            result.reranker,
+            self.ctx.engine.gpu_offload,
+            timings,
+        )
+
+    def _generate(
+        self,
+        messages: list[ChatMessage],
+        core: CoreContext,
+        on_token: TokenSink | None,
+        cancel: CancelToken | None,
+    ) -> Generation:
+        engine = self.ctx.engine
+        max_tokens = self.ctx.settings.llm.max_tokens
+        if core.passages and supports_prefix_cache(unwrap(engine)):
+            return run_on_engine(
+                engine, lambda e: self._generate_cached(e, messages, core, on_token, cancel)
+            )
+        return engine.generate(messages, max_tokens, on_token, cancel)
+
+    def _generate_cached(
+        self,
+        engine: Any,
+        messages: Sequence[ChatMessage],
+        core: CoreContext,
+        on_token: TokenSink | None,
+        cancel: CancelToken | None,
+    ) -> Generation:
+        """On the engine thread: restore (or build) the core state, then evaluate the rest."""
+        split = split_prompt(engine, messages)
+        files = CoreCacheFiles(self.ctx.paths.core_cache_dir)
+        built_ms = 0.0
+        try:
+            restored_ms = restore(engine, files, core.key, split.prefix)
+        except LookupError:
+            build_start = time.perf_counter()
+            self.core_build(cancel=cancel)
+            built_ms, restored_ms = (
+                _since(build_start),
+                restore(engine, files, core.key, split.prefix),
+            )
+        generation: Generation = engine.generate_tokens(
+            split.tokens, self.ctx.settings.llm.max_tokens, on_token, cancel
+        )
+        generation.extra.update(restore_ms=restored_ms, core_build_ms=built_ms)
+        return generation
+
+    def _refusal(
+        self,
+        question: str,
+        chat_id: str,
+        result: SearchResult,
+        timings: dict[str, float],
+        start: float,
+    ) -> Answer:
+        """Insufficient evidence: say so and show the nearest passages; the model is not asked."""
+        nearest = [
+            Passage(i + 1, s.chunk, s.chunk.text, s.score) for i, s in enumerate(result.results[:3])
+        ]
+        timings.update(
+            ttft_ms=0.0,
+            total_ms=_since(start),
+            prompt_tokens=0,
+            cached_tokens=0,
+            generated_tokens=0,
+        )
+        return Answer(
+            question,
+            prompts.refusal_text(nearest),
+            chat_id,
+            (),
+            tuple(nearest),
+            (),
+            True,
+            result.reranker,
+            self.ctx.engine.gpu_offload,
+            timings,
+        )
+
+
+def _since(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 2)
+
+
+def _best(query: Any, vectors: Collection[Any]) -> float:
+    return max((float(np.dot(query, v)) for v in vectors), default=-1.0)
+
+
+def _generation_timings(g: Generation, gen_start: float, start: float) -> dict[str, float]:
+    return {
+        "ttft_ms": round((gen_start - start) * 1000 + g.ttft_ms, 2),
+        "total_ms": _since(start),
+        "prompt_tokens": g.prompt_tokens,
+        "cached_tokens": g.cached_tokens,
+        "generated_tokens": g.generated_tokens,
+        "generation_ttft_ms": round(g.ttft_ms, 2),
+        "restore_ms": round(g.extra.get("restore_ms", 0.0), 2),
+        "core_build_ms": round(g.extra.get("core_build_ms", 0.0), 2),
+        "decode_tokens_per_s": round(g.extra.get("decode_tokens_per_s", 0.0), 2),
+    }

@@ -1,9 +1,171 @@
-"""Service facade: core operations (filled in by its issue)."""
+"""Service facade: the CAG core (pinned documents always in context, KV state cached on disk)."""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
 from desktop_rag.bootstrap import AppContext
+from desktop_rag.domain import Document, Passage
+from desktop_rag.errors import CoreTooLargeError, NotFoundError
+from desktop_rag.llm import prompts
+from desktop_rag.llm.core_cache import (
+    CoreCacheFiles,
+    cache_key,
+    core_passages,
+    model_sha256,
+    prefix_tokens,
+)
+from desktop_rag.llm.worker import run_on_engine
+from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
+
+PROMPT_RESERVE = 256  # question, source tags and the chat template around them
+
+
+@dataclass(frozen=True, slots=True)
+class CoreDoc:
+    doc_id: str
+    path: str
+    title: str
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class CoreStatus:
+    docs: tuple[CoreDoc, ...]
+    total_tokens: int
+    budget: int
+    state: str  # missing | building | ready | stale | empty
+    cache_file: str | None = None
+    cache_bytes: int = 0
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CoreContext:
+    """The core as the answer prompt sees it."""
+
+    doc_ids: frozenset[str]
+    passages: tuple[Passage, ...]
+    system: str  # instructions + core sources: the cached prefix's text
+    key: dict[str, Any]
 
 
 class CoreService:
     ctx: AppContext
+
+    # ---- facade ----------------------------------------------------------------------------
+    def core_add(self, paths: Sequence[str | Path]) -> CoreStatus:
+        docs = [self._library_document(p) for p in paths]
+        for doc in docs:
+            self.ctx.catalog.set_core(doc.doc_id, True)
+        status = self.core_status()
+        if status.total_tokens > status.budget:
+            for doc in docs:
+                self.ctx.catalog.set_core(doc.doc_id, False)
+            raise _too_large(status.total_tokens, status.budget, self.ctx)
+        return status
+
+    def core_remove(self, paths: Sequence[str | Path]) -> CoreStatus:
+        for path in paths:
+            self.ctx.catalog.set_core(self._library_document(path).doc_id, False)
+        return self.core_status()
+
+    def core_status(self) -> CoreStatus:
+        docs = self._core_documents()
+        rows = tuple(CoreDoc(d.doc_id, d.path, d.title, self._doc_tokens(d.doc_id)) for d in docs)
+        total = sum(r.tokens for r in rows)
+        if not docs:
+            return CoreStatus(rows, 0, self.core_budget(), "empty")
+        core = self.core_context()
+        files = self._core_files()
+        path = files.state_path(core.key)
+        size = path.stat().st_size if path.is_file() else 0
+        details = files.meta(core.key) or {}
+        return CoreStatus(
+            rows,
+            total,
+            self.core_budget(),
+            files.state(core.key),
+            str(path),
+            size,
+            {k: v for k, v in details.items() if k != "key"},
+        )
+
+    def core_build(
+        self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
+    ) -> CoreStatus:
+        core = self.core_context()
+        if not core.passages:
+            return self.core_status()
+        progress(ProgressEvent("build", 0, 1, f"prefilling {len(core.passages)} core passages"))
+        run_on_engine(self.ctx.engine, lambda e: self._build_on(e, core, cancel))
+        progress(ProgressEvent("build", 1, 1, "core cache saved"))
+        return self.core_status()
+
+    # ---- helpers used by answers -----------------------------------------------------------
+    def core_budget(self) -> int:
+        s = self.ctx.settings
+        reserve = s.retrieval.context_tokens + s.llm.max_tokens + PROMPT_RESERVE
+        return max(s.llm.context_size - reserve, 0)
+
+    def core_context(self) -> CoreContext:
+        docs = self._core_documents()
+        passages = core_passages([self.ctx.catalog.chunks_of(d.doc_id) for d in docs])
+        system = prompts.system_message(passages)
+        key = cache_key(self._identity(), prompts.prompt_fingerprint(), [d.sha256 for d in docs])
+        key["system_sha256"] = hashlib.sha256(system.encode()).hexdigest()
+        return CoreContext(frozenset(d.doc_id for d in docs), tuple(passages), system, key)
+
+    def _build_on(self, engine: Any, core: CoreContext, cancel: CancelToken | None) -> None:
+        tokens = prefix_tokens(engine, core.system)
+        if len(tokens) > self.core_budget():
+            raise _too_large(len(tokens), self.core_budget(), self.ctx)
+        self._core_files().build(engine, core.key, tokens, cancel)
+
+    def _core_files(self) -> CoreCacheFiles:
+        return CoreCacheFiles(self.ctx.paths.core_cache_dir)
+
+    def _identity(self) -> dict[str, Any]:
+        from desktop_rag.llm.factory import resolve_gpu_layers
+        from desktop_rag.llm.llama_adapter import gpu_offload_supported
+
+        llm = self.ctx.settings.llm
+        model = self.ctx.registry.chat_model_path()
+        return {
+            "model_sha256": model_sha256(model, self.ctx.paths.core_cache_dir),
+            "context_size": llm.context_size,
+            "kv_type": "f16",
+            "gpu_layers": resolve_gpu_layers(llm.gpu_layers, gpu_offload_supported()),
+            "batch_size": llm.batch_size,
+        }
+
+    def _core_documents(self) -> list[Document]:
+        ids = self.ctx.catalog.core_doc_ids()
+        docs = [d for d in (self.ctx.catalog.get_document(i) for i in ids) if d is not None]
+        return sorted(docs, key=lambda d: (d.path, d.doc_id))
+
+    def _doc_tokens(self, doc_id: str) -> int:
+        counter = self.ctx.token_counter
+        return sum(
+            c.token_count or counter.count(c.text) for c in self.ctx.catalog.chunks_of(doc_id)
+        )
+
+    def _library_document(self, path: str | Path) -> Document:
+        resolved = str(Path(path).expanduser().resolve())
+        docs = self.ctx.catalog.documents_at(resolved) or self.ctx.catalog.documents_at(str(path))
+        if not docs:
+            raise NotFoundError(f"{path} is not in the library", "ingest it first, then add it")
+        return docs[0]
+
+
+def _too_large(tokens: int, budget: int, ctx: AppContext) -> CoreTooLargeError:
+    llm = ctx.settings.llm
+    return CoreTooLargeError(
+        f"The core needs {tokens} tokens but its budget is {budget} (context {llm.context_size} "
+        f"minus room for retrieved passages and the answer)",
+        "remove a document from the core, or raise llm.context_size",
+    )

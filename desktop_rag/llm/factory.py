@@ -1,0 +1,69 @@
+"""Builds the chat engine from settings: a local llama.cpp model owned by one worker thread.
+
+`settings.llm.backend == "server"` is the seam for an OpenAI-compatible server engine: it is
+loaded from `desktop_rag.llm.server_engine.load_server_engine(settings)` when that module exists.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from pathlib import Path
+
+from desktop_rag.config import LLMSettings, Settings
+from desktop_rag.errors import ConfigError
+from desktop_rag.llm.llama_adapter import EngineOptions, LlamaEngine, gpu_offload_supported
+from desktop_rag.llm.worker import EngineWorker
+from desktop_rag.models import ModelRegistry
+from desktop_rag.protocols import ChatEngine
+
+log = logging.getLogger(__name__)
+
+
+def resolve_gpu_layers(value: str, supported: bool) -> int:
+    """auto: all layers (-1) when the build can offload, else 0 (CPU); N: N layers."""
+    if value == "auto":
+        return -1 if supported else 0
+    layers = int(value)
+    if layers != 0 and not supported:
+        log.warning("llm.gpu_layers = %s but this llama.cpp build has no GPU offload", value)
+    return layers
+
+
+def resolve_threads(threads: int) -> int:
+    return threads if threads > 0 else max(1, os.cpu_count() or 1)
+
+
+def engine_options(model_path: Path, llm: LLMSettings) -> EngineOptions:
+    return EngineOptions(
+        model_path=model_path,
+        gpu_layers=resolve_gpu_layers(llm.gpu_layers, gpu_offload_supported()),
+        context_size=llm.context_size,
+        threads=resolve_threads(llm.threads),
+        batch_size=llm.batch_size,
+        temperature=llm.temperature,
+    )
+
+
+def load_local_engine(model_path: Path, llm: LLMSettings) -> ChatEngine:
+    """A llama.cpp engine for `model_path`, built on and owned by its worker thread."""
+    options = engine_options(model_path, llm)
+    return EngineWorker(lambda: LlamaEngine(options))
+
+
+def load_engine(registry: ModelRegistry, settings: Settings) -> ChatEngine:
+    if settings.llm.backend == "server":
+        return _load_server_engine(settings, registry)
+    return load_local_engine(registry.chat_model_path(), settings.llm)
+
+
+def _load_server_engine(settings: Settings, registry: ModelRegistry) -> ChatEngine:
+    try:
+        module = importlib.import_module("desktop_rag.llm.server_engine")
+    except ModuleNotFoundError as exc:
+        raise ConfigError(
+            "llm.backend = 'server' is not available in this version", "set llm.backend = 'local'"
+        ) from exc
+    engine: ChatEngine = module.load_server_engine(settings, registry.token_counter())
+    return engine
