@@ -138,7 +138,7 @@ class Chunker:
             yield Piece(seg, x, min(x + self.target, b), wp)
 
     def _breaks(self, group: list[Piece], piece: Piece) -> bool:
-        size = sum(p.wp for p in group) + len(group)
+        size = sum(p.wp for p in group)  # whitespace between pieces adds no word piece
         if size + piece.wp > self.target:
             return True
         if piece.seg.is_heading and not all(p.seg.is_heading for p in group):

@@ -25,6 +25,7 @@ MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd"})
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".rst", ".org", ".csv", ".log"})
 SUPPORTED = PDF_SUFFIXES | PAGED_SUFFIXES | MARKDOWN_SUFFIXES | TEXT_SUFFIXES
 SCANNED = "no extractable text: looks scanned; OCR is not available"
+REPAIRED = "the file is damaged (truncated or corrupt) and was repaired; some text may be missing"
 
 
 def kind_of(path: Path) -> DocKind | None:
@@ -82,7 +83,8 @@ def _load_paged(path: Path, kind: DocKind) -> LoadedDocument:
         doc.close()
         raise LoadError(f"cannot read the document structure: {exc}") from exc
     reason = SCANNED if kind is DocKind.PDF else "no extractable text"
-    return LoadedDocument(kind, title, pages, _segments(doc), empty_reason=reason,
+    note = REPAIRED if getattr(doc, "is_repaired", False) else None
+    return LoadedDocument(kind, title, pages, _segments(doc), note=note, empty_reason=reason,
                           empty_is_skip=False)
 
 

@@ -1,0 +1,113 @@
+"""Loaders through real PyMuPDF: pages, reading order, line boxes; Markdown; text; bad input."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.domain import DocKind
+from desktop_rag.ingest.loaders import SCANNED, load
+from desktop_rag.ingest.notes import load_markdown
+from desktop_rag.ingest.segments import LoadError, decode_text
+from tests.ingest_docs import (
+    KNOWN,
+    NOTE,
+    make_encrypted_pdf,
+    make_pdf,
+    make_scanned_pdf,
+    make_truncated_pdf,
+)
+
+
+def test_pdf_known_sentence_has_its_page_span_and_line_box(tmp_path: Path) -> None:
+    loaded = load(make_pdf(tmp_path / "a.pdf", pages=3, known_page=2))
+    assert (loaded.kind, loaded.pages, loaded.title) == (DocKind.PDF, 3, "Test document a")
+    segments = list(loaded.segments)
+    assert {s.page for s in segments} == {1, 2, 3}
+    (seg,) = [s for s in segments if KNOWN in s.text]
+    assert seg.page == 2
+    (line,) = seg.lines
+    box = line.box
+    assert box.page == 2
+    assert box.x0 == pytest.approx(72, abs=1)
+    assert 385 < box.y0 < 400 < box.y1 < 406  # top-left origin: baseline 400 is near the bottom
+    assert line.end - line.start == len(KNOWN)
+
+
+def test_pdf_segments_index_the_page_text(tmp_path: Path) -> None:
+    segments = list(load(make_pdf(tmp_path / "a.pdf", pages=1, known_page=1)).segments)
+    assert segments[0].start == 0
+    for before, after in zip(segments, segments[1:], strict=False):
+        assert after.start == before.end + 2  # blocks are separated by a blank line
+    assert all(len(s.text) == s.end - s.start for s in segments)
+
+
+def test_markdown_front_matter_title_and_heading_paths(tmp_path: Path) -> None:
+    path = tmp_path / "garden.md"
+    path.write_text(NOTE, encoding="utf-8")
+    loaded = load_markdown(path)
+    assert loaded.title == "Garden notes"
+    segments = list(loaded.segments)
+    assert "tags" not in " ".join(s.text for s in segments)
+    aphids = next(s for s in segments if "Aphids" in s.text)
+    assert aphids.heading_path == ("Garden", "Pests")
+    ladybirds = next(s for s in segments if "Ladybirds" in s.text)
+    assert ladybirds.heading_path == ("Garden", "Pests", "Remedies")
+    assert NOTE[ladybirds.start : ladybirds.end].startswith("Ladybirds")
+
+
+def test_markdown_code_fences_keep_hashes_and_blank_lines(tmp_path: Path) -> None:
+    path = tmp_path / "code.md"
+    path.write_text("# Title\n\n```\n# not a heading\n\nstill code\n```\n\nAfter.\n")
+    segments = list(load_markdown(path).segments)
+    assert [s.is_heading for s in segments] == [True, False, False]
+    assert "# not a heading" in segments[1].text and "still code" in segments[1].text
+
+
+def test_text_decoding_falls_back_and_says_so() -> None:
+    assert decode_text("héllo".encode()) == ("héllo", None)
+    assert decode_text("héllo".encode("cp1252")) == ("héllo", "not valid UTF-8; read as Windows-1252")
+    assert decode_text("hi".encode("utf-16"))[0] == "hi"
+    with pytest.raises(LoadError, match="binary"):
+        decode_text(b"\x00\x01\x02binary")
+
+
+@pytest.mark.parametrize(
+    ("maker", "reason"),
+    [
+        (lambda d: make_encrypted_pdf(d / "locked.pdf"), "password-protected"),
+        (lambda d: _write(d / "random.pdf", os.urandom(5000)), "corrupt"),
+        (lambda d: _write(d / "binary.md", b"\x00\x00\xff\xfe\x00binary"), "binary"),
+    ],
+)
+def test_bad_files_raise_a_clear_reason(tmp_path: Path, maker: object, reason: str) -> None:
+    path = maker(tmp_path)  # type: ignore[operator]
+    with pytest.raises(LoadError, match=reason):
+        loaded = load(path)
+        list(loaded.segments)
+
+
+def test_truncated_pdf_keeps_what_can_be_read_and_says_it_is_damaged(tmp_path: Path) -> None:
+    source = make_pdf(tmp_path / "src.pdf", pages=5, known_page=1)
+    loaded = load(make_truncated_pdf(tmp_path / "cut.pdf", source))
+    assert loaded.note is not None and "damaged" in loaded.note
+    assert any(KNOWN in s.text for s in loaded.segments)
+
+
+def test_scanned_pdf_has_no_segments_and_says_ocr_is_unavailable(tmp_path: Path) -> None:
+    loaded = load(make_scanned_pdf(tmp_path / "scan.pdf"))
+    assert list(loaded.segments) == []
+    assert loaded.empty_reason == SCANNED and not loaded.empty_is_skip
+
+
+def test_unsupported_extension_is_a_skip(tmp_path: Path) -> None:
+    with pytest.raises(LoadError) as info:
+        load(_write(tmp_path / "photo.png", b"\x89PNG"))
+    assert info.value.skip
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path

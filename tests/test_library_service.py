@@ -1,0 +1,218 @@
+"""The library facade over fakes (hash embedder, in-memory vectors) and the real catalog."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.domain import DocStatus, Outcome
+from desktop_rag.errors import LibraryInUseError, NotFoundError
+from desktop_rag.progress import CancelToken, ProgressEvent
+from desktop_rag.services import Services
+from desktop_rag.store.lock import WriterLock
+from desktop_rag.testing import HashEmbedder
+from tests.ingest_docs import (
+    KNOWN,
+    NOTE,
+    make_encrypted_pdf,
+    make_pdf,
+    make_scanned_pdf,
+    write_note,
+)
+
+
+@pytest.fixture
+def services(fake_context: object) -> Services:
+    return Services(fake_context)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    make_pdf(docs / "report.pdf", pages=3, known_page=2)
+    write_note(docs / "vault" / "garden.md", NOTE)
+    write_note(docs / "vault" / ".obsidian" / "config.md", "hidden settings")
+    write_note(docs / ".git" / "HEAD.md", "vcs")
+    return docs
+
+
+def outcomes(report: object) -> dict[str, str]:
+    return {Path(o.path).name: o.outcome.value for o in report.outcomes}  # type: ignore[attr-defined]
+
+
+def embedder(services: Services) -> HashEmbedder:
+    emb = services.ctx.embedder
+    assert isinstance(emb, HashEmbedder)
+    return emb
+
+
+def test_ingest_then_ingest_again_changes_nothing(services: Services, folder: Path) -> None:
+    first = services.ingest([folder])
+    assert outcomes(first) == {"report.pdf": "indexed", "garden.md": "indexed"}
+    texts = embedder(services).embedded_texts
+    assert texts > 0 and first.embedded_chunks == texts
+    second = services.ingest([folder])
+    assert outcomes(second) == {"report.pdf": "unchanged", "garden.md": "unchanged"}
+    assert embedder(services).embedded_texts == texts and second.embedded_chunks == 0
+    assert [o.chunks for o in first.outcomes] == [o.chunks for o in second.outcomes]
+    report = services.check_consistency()
+    assert report["consistent"], report
+
+
+def test_known_sentence_is_found_with_its_page(services: Services, folder: Path) -> None:
+    services.ingest([folder])
+    hits = services.ctx.sparse.search("purple giraffe launch code", 3)
+    chunk = services.ctx.catalog.get_chunks([hits[0][0]])[hits[0][0]]
+    assert KNOWN in chunk.text and chunk.pages == (2,) and chunk.title == "Test document report"
+    garden = next(d for d in services.list_documents() if d.kind.value == "markdown")
+    chunks = services.document_chunks(garden.doc_id)
+    assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+    assert any(c.heading_path == ("Garden", "Pests") for c in chunks)
+
+
+def test_touched_but_identical_file_is_unchanged(services: Services, folder: Path) -> None:
+    services.ingest([folder])
+    os.utime(folder / "report.pdf", (1, 1))
+    assert outcomes(services.ingest([folder / "report.pdf"])) == {"report.pdf": "unchanged"}
+
+
+def test_changed_file_is_updated_reusing_identical_chunks(
+    services: Services, folder: Path
+) -> None:
+    services.ingest([folder])
+    before = embedder(services).embedded_texts
+    note = folder / "vault" / "garden.md"
+    note.write_text(NOTE + "\n## Harvest\n\nPick the zucchini while small.\n", encoding="utf-8")
+    report = services.ingest([folder])
+    assert outcomes(report)["garden.md"] == "updated"
+    assert embedder(services).embedded_texts - before == 1  # only the new section's chunk
+    docs = [d for d in services.list_documents() if d.path == str(note)]
+    assert len(docs) == 1 and docs[0].status is DocStatus.INDEXED
+    assert services.ctx.sparse.search("zucchini", 3)
+    assert services.check_consistency()["consistent"]
+
+
+def test_renamed_file_is_moved_without_embedding(services: Services, folder: Path) -> None:
+    services.ingest([folder])
+    before = embedder(services).embedded_texts
+    (folder / "report.pdf").rename(folder / "renamed.pdf")
+    report = services.ingest([folder])
+    assert outcomes(report) == {"renamed.pdf": "moved", "garden.md": "unchanged"}
+    assert embedder(services).embedded_texts == before
+    hit = services.ctx.sparse.search("giraffe", 1)[0][0]
+    assert services.ctx.catalog.get_chunks([hit])[hit].path == str(folder / "renamed.pdf")
+
+
+def test_vanished_file_is_removed_when_its_folder_is_ingested_again(
+    services: Services, folder: Path
+) -> None:
+    services.ingest([folder])
+    (folder / "report.pdf").unlink()
+    assert outcomes(services.ingest([folder / "vault"])) == {"garden.md": "unchanged"}
+    assert len(services.list_documents()) == 2  # a different folder: nothing removed
+    report = services.ingest([folder])
+    assert outcomes(report) == {"report.pdf": "removed", "garden.md": "unchanged"}
+    assert services.ctx.sparse.search("giraffe", 3) == []
+    assert services.check_consistency()["consistent"]
+
+
+def test_duplicate_content_is_skipped(services: Services, folder: Path) -> None:
+    shutil.copy(folder / "report.pdf", folder / "copy.pdf")
+    report = services.ingest([folder])
+    copy = next(o for o in report.outcomes if o.path.endswith("copy.pdf"))
+    assert copy.outcome is Outcome.INDEXED  # sorted first, so it is the original here
+    dup = next(o for o in report.outcomes if o.path.endswith("report.pdf"))
+    assert dup.outcome is Outcome.SKIPPED and dup.reason == f"duplicate of {folder / 'copy.pdf'}"
+
+
+def test_remove_by_path_folder_and_id(services: Services, folder: Path) -> None:
+    services.ingest([folder])
+    pdf = next(d for d in services.list_documents() if d.kind.value == "pdf")
+    removed = services.remove([folder / "report.pdf"])
+    assert [(o.outcome, o.doc_id) for o in removed] == [(Outcome.REMOVED, pdf.doc_id)]
+    assert services.ctx.sparse.search("giraffe", 3) == []
+    assert services.ctx.vectors.count() == len(services.ctx.catalog.chunk_ids([DocStatus.INDEXED]))
+    assert services.remove([folder / "nothing.pdf"])[0].outcome is Outcome.SKIPPED
+    assert services.remove([folder])[0].outcome is Outcome.REMOVED
+    assert services.list_documents() == []
+    with pytest.raises(NotFoundError):
+        services.get_document(pdf.doc_id)
+
+
+def test_bad_inputs_each_get_an_outcome_and_good_files_are_indexed(
+    services: Services, folder: Path
+) -> None:
+    make_encrypted_pdf(folder / "locked.pdf")
+    make_scanned_pdf(folder / "scan.pdf")
+    (folder / "random.pdf").write_bytes(os.urandom(4000))
+    (folder / "empty.md").write_bytes(b"")
+    (folder / "latin.txt").write_bytes("Caf\xe9 cr\xe8me".encode("latin-1"))
+    (folder / "image.png").write_bytes(b"\x89PNG....")
+    secret = write_note(folder / "secret.md", "no permission")
+    secret.chmod(0)
+    report = services.ingest([folder, folder / "missing.pdf"])
+    by_name = {Path(o.path).name: o for o in report.outcomes}
+    expect = {
+        "locked.pdf": (Outcome.FAILED, "password-protected"),
+        "scan.pdf": (Outcome.FAILED, "OCR is not available"),
+        "random.pdf": (Outcome.FAILED, "corrupt"),
+        "empty.md": (Outcome.SKIPPED, "empty file"),
+        "latin.txt": (Outcome.INDEXED, "Windows-1252"),
+        "image.png": (Outcome.SKIPPED, "unsupported file type"),
+        "missing.pdf": (Outcome.FAILED, "no such file"),
+        "report.pdf": (Outcome.INDEXED, None),
+        "garden.md": (Outcome.INDEXED, None),
+    }
+    if os.geteuid() != 0:  # root reads anything
+        expect["secret.md"] = (Outcome.FAILED, "ermission denied")
+    for name, (outcome, reason) in expect.items():
+        assert by_name[name].outcome is outcome, (name, by_name[name])
+        assert reason is None or reason in (by_name[name].reason or ""), by_name[name]
+    assert report.failed and services.ctx.sparse.search("giraffe", 1)
+    failed = {Path(d.path).name: d.error for d in services.list_documents() if d.error}
+    assert "password-protected" in (failed["locked.pdf"] or "")
+
+
+def test_progress_reports_files_pages_and_chunks(services: Services, folder: Path) -> None:
+    events: list[ProgressEvent] = []
+    services.ingest([folder], progress=events.append)
+    last = [e for e in events if e.stage == "file-done"][-1]
+    assert (last.files_done, last.files_total, last.pages_done) == (2, 2, 3)
+    assert last.chunks_done == sum(d.chunks for d in services.list_documents())
+
+
+def test_cancel_stops_and_leaves_a_consistent_library(services: Services, folder: Path) -> None:
+    for i in range(5):
+        make_pdf(folder / f"extra{i}.pdf", pages=2, known_page=1, filler_repeats=3 + i)
+    token = CancelToken()
+
+    def cancel_after_first(event: ProgressEvent) -> None:
+        if event.stage == "file-done":
+            token.cancel()
+
+    report = services.ingest([folder], progress=cancel_after_first, cancel=token)
+    assert report.count(Outcome.INDEXED) == 1 and report.count(Outcome.CANCELLED) == 6
+    assert services.check_consistency()["consistent"]
+    again = services.ingest([folder])
+    assert again.count(Outcome.INDEXED) == 6 and again.count(Outcome.UNCHANGED) == 1
+
+
+def test_a_second_writer_gets_library_in_use(services: Services, folder: Path) -> None:
+    other = WriterLock(services.ctx.paths.lock_file)
+    with other, pytest.raises(LibraryInUseError, match="in use"):
+        services.ingest([folder])
+    assert services.ingest([folder]).count(Outcome.INDEXED) == 2
+
+
+def test_save_note_writes_and_indexes_it(services: Services) -> None:
+    report = services.save_note("Meeting: Q3 plans", "We agreed to ship the quokka feature.")
+    (outcome,) = report.outcomes
+    assert outcome.outcome is Outcome.INDEXED
+    assert Path(outcome.path).name == "meeting-q3-plans.md"
+    assert services.ctx.sparse.search("quokka", 1)
+    second = services.save_note("Meeting: Q3 plans", "Another note.")
+    assert Path(second.outcomes[0].path).name == "meeting-q3-plans-2.md"

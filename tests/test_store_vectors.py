@@ -1,0 +1,41 @@
+"""The Chroma adapter on a temporary folder (real chromadb)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from desktop_rag.config import StoreSettings
+from desktop_rag.paths import resolve_paths
+from desktop_rag.store.vectors import ChromaVectorIndex, open_vector_index
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> ChromaVectorIndex:
+    return open_vector_index(resolve_paths(tmp_path).ensure(), StoreSettings())
+
+
+def unit(*values: float) -> np.ndarray:
+    vec = np.array(values, dtype=np.float32)
+    return vec / np.linalg.norm(vec)
+
+
+def test_upsert_query_get_delete(index: ChromaVectorIndex) -> None:
+    vecs = np.stack([unit(1, 0, 0), unit(0, 1, 0), unit(1, 1, 0)])
+    index.upsert(["a:0", "b:0", "c:0"], vecs, ["a", "b", "c"])
+    found = index.query(unit(1, 0, 0), 2)
+    assert [cid for cid, _ in found] == ["a:0", "c:0"]
+    assert found[0][1] == pytest.approx(1.0, abs=1e-5)  # cosine similarity
+    assert [c for c, _ in index.query(unit(1, 0, 0), 3, exclude_doc_ids={"a"})][0] == "c:0"
+    got = index.get_embeddings(["b:0", "zzz"])
+    assert list(got) == ["b:0"] and np.allclose(got["b:0"], vecs[1])
+    index.upsert(["a:0"], np.stack([unit(0, 0, 1)]), ["a"])  # same id: replaced, not added
+    assert index.count() == 3
+    index.delete(["a:0", "b:0"])
+    assert index.all_ids() == {"c:0"}
+
+
+def test_query_on_an_empty_index(index: ChromaVectorIndex) -> None:
+    assert index.query(unit(1, 0, 0), 5) == []
