@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def test_pdf_known_sentence_has_its_page_span_and_line_box(tmp_path: Path) -> No
 def test_pdf_segments_index_the_page_text(tmp_path: Path) -> None:
     segments = list(load(make_pdf(tmp_path / "a.pdf", pages=1, known_page=1)).segments)
     assert segments[0].start == 0
-    for before, after in zip(segments, segments[1:], strict=False):
+    for before, after in itertools.pairwise(segments):
         assert after.start == before.end + 2  # blocks are separated by a blank line
     assert all(len(s.text) == s.end - s.start for s in segments)
 
@@ -68,7 +69,8 @@ def test_markdown_code_fences_keep_hashes_and_blank_lines(tmp_path: Path) -> Non
 
 def test_text_decoding_falls_back_and_says_so() -> None:
     assert decode_text("héllo".encode()) == ("héllo", None)
-    assert decode_text("héllo".encode("cp1252")) == ("héllo", "not valid UTF-8; read as Windows-1252")
+    fallback = ("héllo", "not valid UTF-8; read as Windows-1252")
+    assert decode_text("héllo".encode("cp1252")) == fallback
     assert decode_text("hi".encode("utf-16"))[0] == "hi"
     with pytest.raises(LoadError, match="binary"):
         decode_text(b"\x00\x01\x02binary")

@@ -28,7 +28,7 @@ def test_upsert_query_get_delete(index: ChromaVectorIndex) -> None:
     found = index.query(unit(1, 0, 0), 2)
     assert [cid for cid, _ in found] == ["a:0", "c:0"]
     assert found[0][1] == pytest.approx(1.0, abs=1e-5)  # cosine similarity
-    assert [c for c, _ in index.query(unit(1, 0, 0), 3, exclude_doc_ids={"a"})][0] == "c:0"
+    assert next(c for c, _ in index.query(unit(1, 0, 0), 3, exclude_doc_ids={"a"})) == "c:0"
     got = index.get_embeddings(["b:0", "zzz"])
     assert list(got) == ["b:0"] and np.allclose(got["b:0"], vecs[1])
     index.upsert(["a:0"], np.stack([unit(0, 0, 1)]), ["a"])  # same id: replaced, not added
