@@ -35,7 +35,8 @@ def turn_views(history: Sequence[Any]) -> list[TurnView]:
         elif _attr(item, "role") == "user":
             pending = str(_attr(item, "content"))
         elif _attr(item, "role") == "assistant":
-            turns.append(TurnView(pending, str(_attr(item, "content"))))
+            turns.append(TurnView(pending, str(_attr(item, "content")),
+                                  refused=bool(_attr(item, "refused"))))
             pending = ""
     return turns
 

@@ -116,9 +116,9 @@ class PdfPane(QPdfView):
         """Every page's rectangle in document coordinates."""
         return page_rects(self._page_sizes(), self._layout(), self.viewport().width())
 
-    def highlight_rects(self) -> list[Rect]:
-        """The highlight rectangles in viewport coordinates."""
-        return [r for _b, r in self._box_rects(False)]
+    def highlight_rects(self, page: int | None = None) -> list[Rect]:
+        """The highlight rectangles in viewport coordinates (of one 1-based page if given)."""
+        return [r for b, r in self._box_rects(False) if page is None or b.page == page]
 
     def _box_rects(self, document_coords: bool) -> list[tuple[LineBox, Rect]]:
         pages, sizes = self.page_geometry(), self._page_sizes()

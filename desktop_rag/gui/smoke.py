@@ -20,7 +20,7 @@ from desktop_rag.gui.main_window import MainWindow
 from desktop_rag.gui.probe import LatencyProbe
 
 log = logging.getLogger(__name__)
-SAMPLE = Path(__file__).with_name("resources") / "sample.pdf"
+SAMPLE = (Path(__file__).with_name("resources") / "sample.pdf").resolve()
 QUESTION = "When was the observatory's main telescope completed?"
 SCREENSHOT = "smoke-test.png"
 
@@ -79,7 +79,7 @@ def _ingest(window: MainWindow) -> None:
     _no_errors(window)
     if reports[0].failed:
         raise SmokeFailure(f"the sample failed to ingest: {reports[0].outcomes}")
-    wait_until(lambda: any(d.path == str(SAMPLE) for d in window.library.documents), 30,
+    wait_until(lambda: any(Path(d.path) == SAMPLE for d in window.library.documents), 30,
                "the sample to appear in the library")
 
 
