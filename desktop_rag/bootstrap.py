@@ -14,6 +14,7 @@ from desktop_rag.config import Settings, load_settings
 from desktop_rag.paths import AppPaths, resolve_paths
 
 if TYPE_CHECKING:
+    from desktop_rag.llm.chat_store import ChatStore
     from desktop_rag.models import ModelRegistry
     from desktop_rag.protocols import ChatEngine, Embedder, SparseIndex, TokenCounter, VectorIndex
     from desktop_rag.store.catalog import Catalog
@@ -70,12 +71,18 @@ class AppContext:
 
         return load_engine(self.registry, self.settings)
 
+    @cached_property
+    def chats(self) -> ChatStore:
+        from desktop_rag.llm.chat_store import ChatStore
+
+        return ChatStore(self.paths.chats_db)
+
     def loaded(self, name: str) -> bool:
         """Whether the resource `name` has been built (without building it)."""
         return name in self.__dict__
 
     def close(self) -> None:
-        for name in ("engine", "vectors", "catalog"):
+        for name in ("engine", "vectors", "catalog", "chats"):
             resource = self.__dict__.pop(name, None)
             closer = getattr(resource, "close", None)
             if callable(closer):

@@ -6,8 +6,15 @@ import hashlib
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from desktop_rag.domain import Chunk, DocKind, DocStatus, Document, Passage, ScoredChunk
-from desktop_rag.domain import SearchResult
+from desktop_rag.domain import (
+    Chunk,
+    DocKind,
+    DocStatus,
+    Document,
+    Passage,
+    ScoredChunk,
+    SearchResult,
+)
 from desktop_rag.services.answer import AnswerService
 from desktop_rag.services.core import CoreService
 
@@ -17,12 +24,23 @@ def add_document(ctx: Any, path: str, title: str, pages: Sequence[str]) -> Docum
     doc_id = hashlib.sha256(path.encode()).hexdigest()[:16]
     sha = hashlib.sha256("".join(pages).encode()).hexdigest()
     chunks = [
-        Chunk(f"{doc_id}-{i}", doc_id, path, title, DocKind.PDF, text, i, (i + 1,),
-              (0, len(text)), token_count=len(text.split()))
+        Chunk(
+            f"{doc_id}-{i}",
+            doc_id,
+            path,
+            title,
+            DocKind.PDF,
+            text,
+            i,
+            (i + 1,),
+            (0, len(text)),
+            token_count=len(text.split()),
+        )
         for i, text in enumerate(pages)
     ]
-    doc = Document(doc_id, path, title, DocKind.PDF, sha, 100, 1.0, len(pages), len(chunks),
-                   DocStatus.PENDING)
+    doc = Document(
+        doc_id, path, title, DocKind.PDF, sha, 100, 1.0, len(pages), len(chunks), DocStatus.PENDING
+    )
     ctx.catalog.add_pending(doc, chunks)
     ctx.catalog.finalize(doc_id)
     vectors = ctx.embedder.embed_documents([c.text for c in chunks])
@@ -36,19 +54,26 @@ class TinySearch:
     ctx: Any
     min_score = 0.2
 
-    def search(self, query: str, k: int | None = None, mode: str = "hybrid",
-               rerank: str | None = None, exclude_doc_ids: Collection[str] = ()) -> SearchResult:
-        hits = self.ctx.vectors.query(self.ctx.embedder.embed_query(query), k or 3,
-                                      exclude_doc_ids)
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        mode: str = "hybrid",
+        rerank: str | None = None,
+        exclude_doc_ids: Collection[str] = (),
+    ) -> SearchResult:
+        hits = self.ctx.vectors.query(self.ctx.embedder.embed_query(query), k or 3, exclude_doc_ids)
         chunks = self.ctx.catalog.get_chunks([cid for cid, _ in hits])
         results = tuple(ScoredChunk(chunks[cid], score) for cid, score in hits if cid in chunks)
         weak = not results or results[0].score < self.min_score
         return SearchResult(query, mode, "none", weak, results, {"rerank_ms": 0.0})
 
-    def pack_context(self, result: SearchResult, budget_tokens: int,
-                     first_n: int = 1) -> list[Passage]:
-        return [Passage(i + 1, s.chunk, s.chunk.text, s.score)
-                for i, s in enumerate(result.results)]
+    def pack_context(
+        self, result: SearchResult, budget_tokens: int, first_n: int = 1
+    ) -> list[Passage]:
+        return [
+            Passage(i + 1, s.chunk, s.chunk.text, s.score) for i, s in enumerate(result.results)
+        ]
 
 
 class AnswerServices(TinySearch, AnswerService, CoreService):

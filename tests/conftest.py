@@ -42,3 +42,18 @@ def fake_context(data_dir: Path) -> Iterator[object]:
     )
     yield ctx
     ctx.close()
+
+
+@pytest.fixture(scope="session")
+def tiny_chat_engine() -> Iterator[object]:
+    """The real SmolLM2 chat model (llama.cpp, CPU) on its worker thread, loaded once per run."""
+    from desktop_rag.config import LLMSettings, Settings
+    from desktop_rag.llm.factory import load_local_engine
+    from desktop_rag.models import ModelRegistry
+    from desktop_rag.paths import resolve_paths
+
+    registry = ModelRegistry(resolve_paths(None), Settings(profile="tiny"))
+    llm = LLMSettings(gpu_layers="0", context_size=4096, threads=2, max_tokens=64)
+    engine = load_local_engine(registry.tiny_chat_model_path(), llm)
+    yield engine
+    engine.close()  # type: ignore[attr-defined]

@@ -211,7 +211,8 @@ def restore(
 ) -> float:
     """Makes the KV cache start with `prefix`: kept if already there, else loaded from the state
     file. Returns the milliseconds spent loading; raises LookupError when the file is unusable."""
-    if engine.reusable_prefix([*prefix, 0]) >= len(prefix):
+    in_memory = engine.reusable_prefix([*prefix, 0]) >= len(prefix)
+    if in_memory and files.valid(key, verify=False):
         return 0.0
     start = time.perf_counter()
     if not files.valid(key) or not engine.load_state(files.state_path(key), prefix):
@@ -237,6 +238,7 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 
 def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
     tmp.replace(path)

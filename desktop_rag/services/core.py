@@ -116,6 +116,8 @@ class CoreService:
         docs = self._core_documents()
         passages = core_passages([self.ctx.catalog.chunks_of(d.doc_id) for d in docs])
         system = prompts.system_message(passages)
+        if not docs:
+            return CoreContext(frozenset(), (), system, {})
         key = cache_key(self._identity(), prompts.prompt_fingerprint(), [d.sha256 for d in docs])
         key["system_sha256"] = hashlib.sha256(system.encode()).hexdigest()
         return CoreContext(frozenset(d.doc_id for d in docs), tuple(passages), system, key)

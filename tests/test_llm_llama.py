@@ -1,0 +1,69 @@
+"""The real llama.cpp engine with SmolLM2: streaming, cancel, bounds, greedy determinism."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from desktop_rag.llm.factory import resolve_gpu_layers
+from desktop_rag.llm.llama_adapter import gpu_offload_supported, library_version
+from desktop_rag.progress import CancelToken
+from desktop_rag.protocols import ChatMessage
+
+MESSAGES = [
+    ChatMessage("system", "You are a helpful assistant."),
+    ChatMessage("user", "Write a long story about a dragon who loves books."),
+]
+
+
+def test_doctor_helpers() -> None:
+    assert library_version().startswith("0.3.")
+    assert isinstance(gpu_offload_supported(), bool)
+    assert resolve_gpu_layers("auto", True) == -1 and resolve_gpu_layers("auto", False) == 0
+    assert resolve_gpu_layers("12", True) == 12
+
+
+def test_streams_tokens_and_respects_max_tokens(tiny_chat_engine: Any) -> None:
+    pieces: list[str] = []
+    generation = tiny_chat_engine.generate(MESSAGES, 12, on_token=pieces.append)
+    assert generation.generated_tokens <= 12 and len(pieces) >= 2
+    assert "".join(pieces) == generation.text and generation.text.strip()
+    assert generation.stopped_by in ("length", "stop", "repetition")
+    assert generation.prompt_tokens > 10 and generation.ttft_ms > 0
+
+
+def test_greedy_generation_is_deterministic(tiny_chat_engine: Any) -> None:
+    first = tiny_chat_engine.run(lambda e: e.generate_tokens(_tokens(e), 16, fresh=True))
+    second = tiny_chat_engine.run(lambda e: e.generate_tokens(_tokens(e), 16, fresh=True))
+    assert first.text == second.text and first.cached_tokens == 0
+
+
+def test_cancel_stops_generation_within_200_ms(tiny_chat_engine: Any) -> None:
+    token = CancelToken()
+    seen: list[float] = []
+
+    def on_token(_piece: str) -> None:
+        seen.append(time.perf_counter())
+        if len(seen) == 3:
+            threading.Timer(0.05, token.cancel).start()
+
+    generation = tiny_chat_engine.generate(MESSAGES, 400, on_token=on_token, cancel=token)
+    assert generation.stopped_by == "cancel"
+    assert seen[-1] - seen[2] < 0.05 + 0.2
+
+
+def test_cancel_interrupts_a_long_prefill(tiny_chat_engine: Any) -> None:
+    token = CancelToken()
+    long = [ChatMessage("user", "hello world " * 1500)]
+    threading.Timer(0.2, token.cancel).start()
+    start = time.perf_counter()
+    generation = tiny_chat_engine.generate(long, 50, cancel=token)
+    assert generation.stopped_by == "cancel" and generation.generated_tokens == 0
+    assert time.perf_counter() - start < 0.2 + 0.3
+    after = tiny_chat_engine.generate(MESSAGES, 4)  # the engine is usable afterwards
+    assert after.generated_tokens >= 1
+
+
+def _tokens(engine: Any) -> list[int]:
+    return list(engine.tokenize_prompt(engine.render(MESSAGES)))
