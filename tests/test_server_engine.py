@@ -264,6 +264,14 @@ def test_count_tokens_uses_the_server_tokenizer_without_bos(serve: Any) -> None:
     assert engine_for(server).count_tokens("abcde") == 5
 
 
+def test_count_tokens_uses_a_llama_cpp_style_tokenize_endpoint(serve: Any) -> None:
+    def tokenize(h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        send_json(h, {"tokens": [7] * len(body["content"].split())})
+
+    server = serve({"POST /tokenize": tokenize})
+    assert engine_for(server).count_tokens("one two three four") == 4
+
+
 def test_count_tokens_falls_back_to_the_local_counter(serve: Any) -> None:
     server = serve({})  # no /extras/tokenize: 404
     engine = engine_for(server)

@@ -29,11 +29,11 @@ from desktop_rag.protocols import ChatMessage, Generation, TokenCallback, TokenC
 
 if TYPE_CHECKING:
     from desktop_rag.config import Settings
-    from desktop_rag.models import ModelRegistry
 
 log = logging.getLogger(__name__)
 
 MESSAGE_OVERHEAD_TOKENS = 4  # role markers around each message, for the prompt estimate
+TOKENIZE_PATHS = ("/extras/tokenize", "/tokenize")  # llama-cpp-python; llama.cpp and vLLM
 
 
 class ServerEngine:
@@ -58,7 +58,7 @@ class ServerEngine:
         self.context_size = context_size
         self.temperature = temperature
         self._counter = counter
-        self._remote_tokenizer: bool | None = None  # unknown until first tried
+        self._tokenizer: str | None = None  # tokenize path; '' for none; None until probed
         self._bos_tokens = 0
         self.model_id = self._probe_model()
         self.name = self.model_id.rsplit("/", 1)[-1] or self.endpoint.url
@@ -101,6 +101,7 @@ class ServerEngine:
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "max_tokens": max_tokens,
             "temperature": self.temperature,
+            "repeat_penalty": 1.0,  # as the local engine; llama-cpp-python's server uses 1.1
             "seed": 0,
             "stream": True,
         }
@@ -126,27 +127,30 @@ class ServerEngine:
 
     # -- tokens ----------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
-        """Exact count from the server's /extras/tokenize when it has one, else an estimate
-        (the tiktoken counter, or 4 characters a token)."""
-        if self._remote_tokenizer is None:
-            self._remote_tokenizer = self._probe_tokenizer()
-        if self._remote_tokenizer:
-            return max(len(self._tokenize(text)) - self._bos_tokens, 0)
+        """Exact count from the server's tokenize endpoint when it has one, else an estimate
+        (the local token counter, or 4 characters a token)."""
+        if self._tokenizer is None:
+            self._tokenizer = self._probe_tokenizer()
+        if self._tokenizer:
+            return max(len(self._tokenize(self._tokenizer, text)) - self._bos_tokens, 0)
         if self._counter is not None:
             return self._counter.count(text)
         return (len(text) + 3) // 4
 
-    def _tokenize(self, text: str) -> list[int]:
-        path = f"{self.endpoint.root}/extras/tokenize"
-        return list(self.client.call_json("POST", path, {"input": text})["tokens"])
+    def _tokenize(self, path: str, text: str) -> list[int]:
+        body = {"input": text, "content": text, "prompt": text}  # llama-cpp-python, llama.cpp, vLLM
+        return list(self.client.call_json("POST", f"{self.endpoint.root}{path}", body)["tokens"])
 
-    def _probe_tokenizer(self) -> bool:
-        try:
-            self._bos_tokens = len(self._tokenize(""))
-        except (LLMError, KeyError, TypeError):
-            log.info("%s has no /extras/tokenize; token counts are estimates", self.endpoint.url)
-            return False
-        return True
+    def _probe_tokenizer(self) -> str:
+        """The first tokenize endpoint that works ('' if none); also measures the BOS tokens."""
+        for path in TOKENIZE_PATHS:
+            try:
+                self._bos_tokens = len(self._tokenize(path, ""))
+            except (LLMError, KeyError, TypeError):
+                continue
+            return path
+        log.info("%s has no tokenize endpoint; token counts are estimates", self.endpoint.url)
+        return ""
 
     def close(self) -> None:
         """Nothing is held between requests."""
@@ -218,10 +222,10 @@ def _choice_piece(payload: Any, key: str) -> tuple[str, str | None]:
     return str(content), choice.get("finish_reason")
 
 
-def load_server_engine(registry: ModelRegistry, settings: Settings) -> ServerEngine:
-    """The engine for `llm.backend = "server"` (token estimates from the tiktoken counter)."""
+def load_server_engine(settings: Settings, counter: TokenCounter | None = None) -> ServerEngine:
+    """The engine for `llm.backend = "server"`; `counter` estimates tokens when the server has
+    no tokenize endpoint."""
     llm = settings.llm
     return ServerEngine(
-        llm.server_url, llm.server_timeout_s, registry.token_counter(), llm.context_size,
-        llm.temperature,
+        llm.server_url, llm.server_timeout_s, counter, llm.context_size, llm.temperature
     )

@@ -108,7 +108,7 @@ class ServerClient:
             response = conn.getresponse()
         except TRANSPORT_ERRORS as exc:
             conn.close()
-            raise self.transport_error(exc) from exc
+            raise self.transport_error(exc, timeout_s) from exc
         exchange = Exchange(conn, response, sock)
         if response.status >= 400:
             detail = _error_detail(response)
@@ -117,11 +117,12 @@ class ServerClient:
         return exchange
 
     def call_json(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        exchange = self.open(method, path, body, min(self.timeout_s, PROBE_TIMEOUT_S))
+        timeout_s = min(self.timeout_s, PROBE_TIMEOUT_S)
+        exchange = self.open(method, path, body, timeout_s)
         try:
             raw = exchange.response.read()
         except TRANSPORT_ERRORS as exc:
-            raise self.transport_error(exc) from exc
+            raise self.transport_error(exc, timeout_s) from exc
         finally:
             exchange.close()
         return self.parse_json(raw, path)
@@ -142,7 +143,9 @@ class ServerClient:
             )
         return payload
 
-    def transport_error(self, exc: OSError | http.client.HTTPException) -> LLMError:
+    def transport_error(
+        self, exc: OSError | http.client.HTTPException, timeout_s: float | None = None
+    ) -> LLMError:
         url = self.endpoint.url
         if isinstance(exc, ConnectionRefusedError):
             return LLMError(f"The LLM server at {url} refused the connection",
@@ -151,7 +154,7 @@ class ServerClient:
             return LLMError(f"Cannot resolve the LLM server's host in {url}", "fix llm.server_url")
         if isinstance(exc, TimeoutError):
             return LLMError(
-                f"The LLM server at {url} did not answer within {self.timeout_s:g} s",
+                f"The LLM server at {url} did not answer within {timeout_s or self.timeout_s:g} s",
                 "it may be overloaded or down; raise llm.server_timeout_s or check the server",
             )
         return LLMError(f"Lost the connection to the LLM server at {url}: {exc}",
