@@ -125,9 +125,13 @@ llama_wheel() {
 install_llama() {
   local wheel
   wheel=$(llama_wheel)
+  if [ "$(cat "$VENV/.llama-wheel" 2>/dev/null)" = "$wheel" ]; then
+    return 0  # this very wheel is already installed
+  fi
   log "installing $(basename "$wheel") from $(dirname "$wheel")"
   pip install -q --force-reinstall --no-deps "$wheel"
   pip install -q "llama-cpp-python==$LLAMA_VERSION"  # its pure-Python dependencies
+  echo "$wheel" > "$VENV/.llama-wheel"
 }
 
 main() {
