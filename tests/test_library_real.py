@@ -1,0 +1,155 @@
+"""The library through real parts: PyMuPDF PDFs, the packaged MiniLM embedder, Chroma and the
+catalog on temporary folders, a SIGKILLed child process, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.bootstrap import build_context
+from desktop_rag.cli import main
+from desktop_rag.config import Settings
+from desktop_rag.domain import DocStatus, Outcome
+from desktop_rag.protocols import Embedder
+from desktop_rag.services import Services
+from desktop_rag.testing import HashEmbedder, WordTokenCounter
+from tests.ingest_docs import KNOWN, NOTE, make_pdf, write_note
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def real_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    from desktop_rag.models import ModelRegistry
+    from desktop_rag.paths import resolve_paths
+    from desktop_rag.retrieval.embedder import load_embedder
+
+    paths = resolve_paths(tmp_path_factory.mktemp("embedder")).ensure()
+    return load_embedder(ModelRegistry(paths, Settings()), Settings())
+
+
+@pytest.fixture
+def real_services(data_dir: Path, real_embedder: Embedder) -> Iterator[Services]:
+    ctx = build_context(str(data_dir), settings=Settings(), overrides={"embedder": real_embedder})
+    yield Services(ctx)
+    ctx.close()
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    make_pdf(docs / "report.pdf", pages=4, known_page=2, filler_repeats=12)
+    write_note(docs / "vault" / "garden.md", NOTE)
+    return docs
+
+
+def test_known_sentence_is_retrieved_with_page_and_box(
+    real_services: Services, folder: Path
+) -> None:
+    report = real_services.ingest([folder])
+    assert {o.outcome for o in report.outcomes} == {Outcome.INDEXED}
+    ctx = real_services.ctx
+    query = ctx.embedder.embed_query("What is the secret launch code of the purple giraffe?")
+    dense = [cid for cid, _ in ctx.vectors.query(query, 3)]
+    sparse = [cid for cid, _ in ctx.sparse.search("purple giraffe launch code", 3)]
+    assert dense[0] == sparse[0]
+    chunk = ctx.catalog.get_chunks([dense[0]])[dense[0]]
+    assert KNOWN in chunk.text and chunk.pages == (2,)
+    box = next(b for b in chunk.bboxes if 385 < b.y0 < 400)
+    assert box.page == 2 and box.x0 == pytest.approx(72, abs=1)
+    assert chunk.token_count > 0
+
+
+def test_no_chunk_is_truncated_by_the_embedder(real_services: Services, folder: Path) -> None:
+    make_pdf(folder / "long.pdf", pages=3, known_page=1, filler_repeats=60)
+    real_services.ingest([folder])
+    emb = real_services.ctx.embedder
+    texts = [c.text for d in real_services.list_documents()
+             for c in real_services.document_chunks(d.doc_id)]
+    assert max(emb.count_word_pieces(texts)) <= emb.max_word_pieces - 2
+
+
+def test_second_ingest_embeds_nothing_and_stores_agree(
+    real_services: Services, folder: Path
+) -> None:
+    first = real_services.ingest([folder])
+    second = real_services.ingest([folder])
+    assert first.embedded_chunks > 0 and second.embedded_chunks == 0
+    assert {o.outcome for o in second.outcomes} == {Outcome.UNCHANGED}
+    report = real_services.check_consistency()
+    assert report["consistent"], report
+    assert report["vectors"] == report["indexed_chunks"] == report["sparse_rows"]
+
+
+def _kill_child_during_ingest(data_dir: Path, folder: Path, after_files: int) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "ingest_child.py"), str(data_dir), str(folder)],
+        stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+    )
+    assert child.stdout is not None
+    for line in child.stdout:
+        if line.strip() == f"file-done {after_files}" or line.strip() == "finished":
+            break
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    child.stdout.close()
+
+
+@pytest.mark.parametrize("after_files", [1, 3])
+def test_a_killed_ingestion_leaves_a_consistent_resumable_library(
+    tmp_path: Path, folder: Path, after_files: int
+) -> None:
+    for i in range(5):
+        make_pdf(folder / f"extra{i}.pdf", pages=6, known_page=3, filler_repeats=8 + i)
+    data_dir = tmp_path / "killed"
+    _kill_child_during_ingest(data_dir, folder, after_files)
+    overrides = {"embedder": HashEmbedder(), "token_counter": WordTokenCounter()}
+    ctx = build_context(str(data_dir), settings=Settings(), overrides=overrides)
+    services = Services(ctx)
+    try:
+        after_kill = services.check_consistency()
+        # Whatever was interrupted, nothing half-done is searchable.
+        for key in ("missing_vectors", "missing_sparse", "orphan_sparse"):
+            assert after_kill[key] == 0, after_kill
+        assert after_kill["documents"]["indexed"] >= after_files
+        report = services.ingest([folder])
+        assert not report.failed
+        docs = services.list_documents()
+        assert len(docs) == 7 and {d.status for d in docs} == {DocStatus.INDEXED}
+        final = services.check_consistency()
+        assert final["consistent"], final
+    finally:
+        ctx.close()
+
+
+def test_cli_ingest_list_remove(
+    data_dir: Path, folder: Path, real_embedder: Embedder, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import desktop_rag.retrieval.embedder as embedder_module
+
+    monkeypatch.setattr(embedder_module, "load_embedder", lambda *_: real_embedder)
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.7 not really")
+    base = ["--data-dir", str(data_dir)]
+    assert main([*base, "ingest", str(folder), "--json"]) == 1  # one file failed
+    out = json.loads(capsys.readouterr().out)
+    assert out["totals"] == {"indexed": 2, "failed": 1}
+    assert main([*base, "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["documents"]
+    assert {d["status"] for d in listed} == {"indexed", "failed"}
+    assert all(len(d["sha256"]) == 64 for d in listed)
+    assert main([*base, "remove", str(folder / "report.pdf")]) == 0
+    assert "removed" in capsys.readouterr().out
+    (folder / "broken.pdf").unlink()
+    assert main([*base, "ingest", str(folder)]) == 0
+    human = capsys.readouterr().out
+    assert "indexed   " in human and "unchanged " in human and "removed   " in human
