@@ -211,7 +211,7 @@ def consistency_check(services: object) -> Check:
     if not callable(checker):
         return Check("library consistency", True, "not available in this build")
     result = checker()
-    ok = bool(result.get("ok", True)) if isinstance(result, dict) else True
+    ok = isinstance(result, dict) and bool(result.get("consistent", result.get("ok", False)))
     return Check("library consistency", ok, "consistent" if ok else "inconsistent", info=result)
 
 

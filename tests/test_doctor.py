@@ -67,11 +67,22 @@ def test_missing_user_model_file_is_a_failure(data_dir: Path) -> None:
 def test_consistency_hook_is_reported(data_dir: Path) -> None:
     class Stub:
         def check_consistency(self) -> dict[str, Any]:
-            return {"ok": False, "missing_vectors": ["c1"]}
+            return {"consistent": False, "missing_vectors": 1}
 
     report = run_doctor(tiny_context(data_dir, fakes()), services=Stub())
     assert not report.ok
-    assert report.extra[0].info == {"ok": False, "missing_vectors": ["c1"]}
+    assert report.extra[0].info == {"consistent": False, "missing_vectors": 1}
+
+
+def test_check_runs_the_library_consistency_check(data_dir: Path) -> None:
+    from desktop_rag.services import Services
+    from desktop_rag.testing import InMemoryVectorIndex
+
+    ctx = tiny_context(data_dir, fakes() | {"vectors": InMemoryVectorIndex()})
+    report = run_doctor(ctx, services=Services(ctx))
+    assert report.ok, report.extra
+    assert report.extra[0].info["consistent"] is True
+    ctx.close()
 
 
 def test_versions_come_from_metadata() -> None:
