@@ -212,7 +212,15 @@ def consistency_check(services: object) -> Check:
         return Check("library consistency", True, "not available in this build")
     result = checker()
     ok = isinstance(result, dict) and bool(result.get("consistent", result.get("ok", False)))
-    return Check("library consistency", ok, "consistent" if ok else "inconsistent", info=result)
+    detail = "consistent" if ok else f"inconsistent {_problems(result)}".strip()
+    return Check("library consistency", ok, detail, info=result)
+
+
+def _problems(result: object) -> str:
+    if not isinstance(result, dict):
+        return ""
+    counts = {k: v for k, v in result.items() if k.startswith(("missing", "orphan"))}
+    return ", ".join(f"{k}={v}" for k, v in counts.items() if isinstance(v, int) and v)
 
 
 def run_doctor(

@@ -72,6 +72,7 @@ def test_consistency_hook_is_reported(data_dir: Path) -> None:
     report = run_doctor(tiny_context(data_dir, fakes()), services=Stub())
     assert not report.ok
     assert report.extra[0].info == {"consistent": False, "missing_vectors": 1}
+    assert report.extra[0].detail == "inconsistent missing_vectors=1"
 
 
 def test_check_runs_the_library_consistency_check(data_dir: Path) -> None:
