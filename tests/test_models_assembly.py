@@ -159,3 +159,4 @@ def test_real_parts_assemble_to_the_published_qwen_hash(tmp_path: Path) -> None:
     assert digest.hexdigest() == QWEN_SHA256
     with target.open("rb") as handle:
         assert handle.read(4) == b"GGUF"
+    target.unlink()  # pytest keeps recent tmp folders; do not leave a gigabyte behind
