@@ -193,6 +193,15 @@ class LlamaEngine:
         self._llm._ctx.kv_cache_seq_rm(-1, self._llm.n_tokens, -1)
         self._llm._requires_eval = True
 
+    def next_token_logits(self, tokens: Sequence[int], candidates: Sequence[int]) -> list[float]:
+        """Logits of `candidates` as the token after `tokens` (reusing the cached prefix)."""
+        self._fit(len(tokens), 1)
+        keep = self.reusable_prefix(tokens)
+        self._llm.n_tokens = keep
+        self._llm.eval(list(tokens[keep:]))
+        logits = _lib().llama_get_logits_ith(self._llm.ctx, -1)
+        return [float(logits[t]) for t in candidates]
+
     def is_end(self, token: int) -> bool:
         return bool(_lib().llama_vocab_is_eog(self._vocab, token))
 

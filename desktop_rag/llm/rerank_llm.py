@@ -1,0 +1,70 @@
+"""The `llm` re-ranker: the loaded chat model's probability of "yes" to "does this passage answer
+the question?". The question comes before the passage, so every passage reuses the KV cache of
+the shared prompt prefix and only its own tokens are evaluated."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from desktop_rag.errors import ConfigError
+from desktop_rag.llm.prompts import neutralise
+from desktop_rag.llm.worker import run_on_engine, unwrap
+from desktop_rag.protocols import ChatEngine, ChatMessage
+
+JUDGE = (
+    "You judge search results. Reply with one word: yes if the passage answers the question, "
+    "no if it does not."
+)
+MAX_PASSAGE_CHARS = 1500
+
+
+class LlmReranker:
+    name = "llm"
+
+    def __init__(self, engine: ChatEngine) -> None:
+        if not hasattr(unwrap(engine), "next_token_logits"):
+            raise ConfigError(
+                "The llm re-ranker needs the local llama.cpp model",
+                "use --rerank cross-encoder or none with this engine",
+            )
+        self.engine = engine
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        return run_on_engine(self.engine, lambda e: [self._score(e, query, t) for t in texts])
+
+    def _score(self, engine: Any, query: str, text: str) -> float:
+        messages = [
+            ChatMessage("system", JUDGE),
+            ChatMessage(
+                "user",
+                f"Question: {' '.join(query.split())}\n\nPassage:\n"
+                f"{neutralise(text[:MAX_PASSAGE_CHARS])}\n\n"
+                "Does the passage answer the question? Reply yes or no.",
+            ),
+        ]
+        tokens = engine.tokenize_prompt(engine.render(messages))
+        yes, no = _answer_tokens(engine, "yes"), _answer_tokens(engine, "no")
+        logits = engine.next_token_logits(tokens, [*yes, *no])
+        return _probability(logits[: len(yes)], logits[len(yes) :])
+
+
+def _answer_tokens(engine: Any, word: str) -> list[int]:
+    """First tokens of the word's spellings ("yes", "Yes", " yes" ...), without duplicates."""
+    ids: list[int] = []
+    for form in (word, word.capitalize(), f" {word}", f" {word.capitalize()}"):
+        first = engine.tokenize_prompt(form)[:1]
+        ids += [t for t in first if t not in ids]
+    return ids
+
+
+def _probability(yes: Sequence[float], no: Sequence[float]) -> float:
+    top = max(*yes, *no)
+    p_yes = sum(math.exp(v - top) for v in yes)
+    return p_yes / (p_yes + sum(math.exp(v - top) for v in no))
+
+
+def build_llm_reranker(ctx: Any) -> LlmReranker:
+    """Called lazily by desktop_rag.retrieval.rerank.build_reranker."""
+    return LlmReranker(ctx.engine)
