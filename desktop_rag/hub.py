@@ -210,9 +210,11 @@ class _Reporter:
             progress, name, done, total, cancel
         )
 
-    def add(self, count: int) -> None:
+    def check_cancel(self) -> None:
         if self.cancel is not None:
             self.cancel.raise_if_cancelled()
+
+    def add(self, count: int) -> None:
         self.done += count
         self.progress(ProgressEvent("download", self.done, self.total, self.name))
 
@@ -220,6 +222,7 @@ class _Reporter:
 def _stream(response: Any, out: Any, reporter: _Reporter) -> int:
     received = 0
     while block := response.read(CHUNK_BYTES):
+        reporter.check_cancel()
         out.write(block)
         received += len(block)
         reporter.add(len(block))

@@ -29,6 +29,7 @@ class HubState:
     announced_sha: dict[str, str] = field(default_factory=dict)
     cut_after: int | None = None  # close the connection after this many body bytes (once)
     tree_api: bool = True
+    honor_range: bool = True
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)
 
 
@@ -69,7 +70,7 @@ class HubHandler(http.server.BaseHTTPRequestHandler):
     def _file(self, name: str, body: bool) -> None:
         data = self.state.files[name]
         start = 0
-        if self.headers.get("Range"):
+        if self.headers.get("Range") and self.state.honor_range:
             start = int(self.headers["Range"].removeprefix("bytes=").rstrip("-"))
         self.send_response(206 if start else 200)
         sha = self.state.announced_sha.get(name, hashlib.sha256(data).hexdigest())
@@ -157,6 +158,38 @@ def test_retry_resumes_within_one_call(hub: tuple[str, HubState], tmp_path: Path
     assert dest.read_bytes() == state.files["model.safetensors"]
     ranges = [r for (_m, p, r) in state.requests if p.endswith("model.safetensors")]
     assert ranges == [None, None, "bytes=1000-"]  # HEAD, first GET, resumed GET
+
+
+def test_server_ignoring_range_restarts_cleanly(
+    hub: tuple[str, HubState], tmp_path: Path
+) -> None:
+    endpoint, state = hub
+    state.honor_range = False
+    (tmp_path / "model.safetensors.part").write_bytes(b"stale bytes from another version")
+    dest = tmp_path / "model.safetensors"
+    HubClient(endpoint).download_file(REPO, RemoteFile("model.safetensors"), dest)
+    assert dest.read_bytes() == state.files["model.safetensors"]
+
+
+def test_cancel_keeps_the_part_for_resuming(hub: tuple[str, HubState], tmp_path: Path) -> None:
+    from desktop_rag.errors import CancelledError
+    from desktop_rag.progress import CancelToken
+
+    endpoint, state = hub
+    state.files["big.bin"] = b"z" * (3 * 1024 * 1024)
+    token = CancelToken()
+
+    def progress(event: ProgressEvent) -> None:
+        token.cancel()
+
+    client = HubClient(endpoint)
+    dest = tmp_path / "big.bin"
+    with pytest.raises(CancelledError):
+        client.download_file(REPO, RemoteFile("big.bin"), dest, progress=progress, cancel=token)
+    assert not dest.exists()
+    assert 0 < (tmp_path / "big.bin.part").stat().st_size < 3 * 1024 * 1024
+    client.download_file(REPO, RemoteFile("big.bin"), dest)
+    assert dest.read_bytes() == state.files["big.bin"]
 
 
 def test_hash_mismatch_is_refused_and_deleted(hub: tuple[str, HubState], tmp_path: Path) -> None:
