@@ -51,9 +51,37 @@ def _http_client(store: StoreSettings) -> Any:
     import chromadb
 
     headers = {"Authorization": f"Bearer {store.auth_token}"} if store.auth_token else None
+    _ensure_database(store, headers)
     return chromadb.HttpClient(
         host=store.host, port=store.port, headers=headers, settings=_chroma_settings(),
         tenant=store.tenant, database=store.database,
+    )
+
+
+def _ensure_database(store: StoreSettings, headers: dict[str, str] | None) -> None:
+    """Creates the library's own database on a shared server on first use."""
+    import chromadb
+    from chromadb.config import Settings
+    from chromadb.errors import NotFoundError
+
+    admin = chromadb.AdminClient(Settings(
+        anonymized_telemetry=False, chroma_api_impl="chromadb.api.fastapi.FastAPI",
+        chroma_server_host=store.host, chroma_server_http_port=store.port,
+        chroma_server_headers=headers,
+    ))
+    try:
+        admin.get_database(store.database, store.tenant)
+    except NotFoundError:
+        log.info("creating database %s on the Chroma server", store.database)
+        admin.create_database(store.database, store.tenant)
+
+
+def _open_hint(store: StoreSettings) -> str:
+    if store.mode == "embedded":
+        return "run `desktop-rag doctor`"
+    return (
+        f"check that the Chroma server at http://{store.host}:{store.port} is running (`chroma "
+        f"run --path <folder> --host {store.host} --port {store.port}`) and the store.* settings"
     )
 
 
@@ -66,8 +94,7 @@ def open_vector_index(paths: AppPaths, store: StoreSettings) -> ChromaVectorInde
             COLLECTION, metadata={"hnsw:space": "cosine"}, embedding_function=None
         )
     except Exception as exc:  # chromadb raises many unrelated types
-        hint = "run `desktop-rag doctor`"
-        raise StoreError(f"Cannot open the vector store: {exc}", hint) from exc
+        raise StoreError(f"Cannot open the vector store: {exc}", _open_hint(store)) from exc
     return ChromaVectorIndex(collection, client.get_max_batch_size())
 
 
