@@ -1,0 +1,149 @@
+"""Ingestion throughput and quality of the chunks the embedder sees.
+
+    .venv/bin/python bench/fetch_bench_data.py            # once: the Debian PDFs
+    .venv/bin/python -m bench.run ingest [--quick] [--ingest-dataset debian|mmlongbench|PATH]
+                                         [--ingest-limit N]
+    .venv/bin/python -m bench.bench_ingest --dataset debian --limit 5    # standalone
+
+The measurement runs in a child process so that its peak RSS is its own. Reported: pages/s,
+chunks/s, embedded word pieces/s, the share of word pieces the embedder sees (1.0 = nothing cut),
+the truncated-chunk fraction, peak RSS, on-disk size, the embedder-alone time on the same chunks
+(same length-sorted batches) and the ratio end-to-end / embedder-alone, and the re-ingest time of
+the unchanged folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASETS = {
+    "debian": Path.home() / ".cache" / "desktop-rag" / "bench-data" / "debian",
+    "mmlongbench": ROOT.parent / "shared" / "data" / "mmlongbench" / "documents",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ingest-dataset", default="debian", help="debian, mmlongbench or a folder"
+    )
+    parser.add_argument("--ingest-limit", type=int, default=0, help="first N PDFs only (0: all)")
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    limit = args.ingest_limit or (5 if args.quick else 0)
+    return measure_in_child(args.ingest_dataset, limit, args.profile, args.data_dir)
+
+
+def dataset_folder(name: str, limit: int, work: Path) -> Path:
+    source = DATASETS.get(name, Path(name))
+    if not source.is_dir():
+        hint = "run bench/fetch_bench_data.py" if name == "debian" else "check the path"
+        raise SystemExit(f"dataset folder {source} not found ({hint})")
+    if not limit:
+        return source
+    folder = work / "docs"
+    folder.mkdir()
+    for pdf in sorted(source.glob("*.pdf"))[:limit]:
+        (folder / pdf.name).symlink_to(pdf)
+    return folder
+
+
+def measure_in_child(
+    dataset: str, limit: int, profile: str, data_dir: str | None
+) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(dir=data_dir) as tmp:
+        folder = dataset_folder(dataset, limit, Path(tmp))
+        cmd = [sys.executable, "-m", "bench.bench_ingest", "--child", str(folder),
+               "--data-dir", str(Path(tmp) / "lib"), "--profile", profile]
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"child failed: {done.stderr[-2000:]}")
+        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        result["dataset"] = f"{dataset} ({limit or 'all'} PDFs)"
+        return result
+
+
+def _du(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _embed_alone(embedder: Any, texts: list[str]) -> float:
+    from desktop_rag.ingest.embedding import BATCH
+
+    ordered = sorted(set(texts), key=len)
+    start = time.perf_counter()
+    for i in range(0, len(ordered), BATCH):
+        embedder.embed_documents(ordered[i : i + BATCH])
+    return time.perf_counter() - start
+
+
+def child(folder: Path, data_dir: Path, profile: str) -> dict[str, Any]:
+    from desktop_rag.bootstrap import build_context
+    from desktop_rag.services import Services
+
+    services = Services(build_context(str(data_dir), profile))
+    ctx = services.ctx
+    start = time.perf_counter()
+    embedder, _ = ctx.embedder, ctx.token_counter
+    load_s = time.perf_counter() - start
+    report = services.ingest([folder])
+    again = services.ingest([folder])
+    docs = [d for d in services.list_documents() if d.status.value == "indexed"]
+    texts = [c.text for d in docs for c in services.document_chunks(d.doc_id)]
+    pieces = embedder.count_word_pieces(texts)
+    limit = embedder.max_word_pieces - 2
+    unique = dict(zip(texts, pieces, strict=True))
+    alone_s = _embed_alone(embedder, texts)
+    pages, seconds = sum(d.pages for d in docs), report.seconds
+    outcomes: dict[str, int] = {}
+    for o in report.outcomes:
+        outcomes[o.outcome.value] = outcomes.get(o.outcome.value, 0) + 1
+    return {
+        "embedder": embedder.name, "documents": len(docs), "pages": pages, "chunks": len(texts),
+        "outcomes": outcomes, "model_load_s": round(load_s, 2), "ingest_s": round(seconds, 2),
+        "pages_per_s": round(pages / seconds, 2), "chunks_per_s": round(len(texts) / seconds, 2),
+        "embedded_word_pieces_per_s": round(sum(unique.values()) / seconds, 1),
+        "mean_word_pieces_per_chunk": round(sum(pieces) / max(len(pieces), 1), 1),
+        "share_of_word_pieces_embedded": round(
+            sum(min(p, limit) for p in pieces) / max(sum(pieces), 1), 4),
+        "truncated_chunk_fraction": round(sum(p > limit for p in pieces) / max(len(pieces), 1), 4),
+        "embedder_alone_s": round(alone_s, 2),
+        "ingest_over_embedder_alone": round(seconds / alone_s, 3) if alone_s else None,
+        "reingest_unchanged_s": round(again.seconds, 3),
+        "reingest_embedded_chunks": again.embedded_chunks,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "on_disk_mb": round(_du(data_dir) / 2**20, 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_ingest", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--data-dir", type=Path)
+    parser.add_argument("--profile", default="default")
+    parser.add_argument("--dataset", default="debian")
+    parser.add_argument("--limit", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.child is not None:
+        print(json.dumps(child(args.child, args.data_dir, args.profile)))
+        return 0
+    data_dir = str(args.data_dir) if args.data_dir else None
+    result = measure_in_child(args.dataset, args.limit, args.profile, data_dir)
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
