@@ -177,6 +177,21 @@ def test_bad_inputs_each_get_an_outcome_and_good_files_are_indexed(
     assert "password-protected" in (failed["locked.pdf"] or "")
 
 
+def test_a_2000_page_pdf_is_read_page_by_page(services: Services, tmp_path: Path) -> None:
+    import pymupdf
+
+    doc = pymupdf.open()
+    for number in range(1, 2001):
+        doc.new_page().insert_text((72, 72), f"Page {number} talks about topic {number}.")
+    doc.save(tmp_path / "big.pdf")
+    doc.close()
+    (outcome,) = services.ingest([tmp_path / "big.pdf"]).outcomes
+    assert (outcome.outcome, outcome.pages) == (Outcome.INDEXED, 2000)
+    chunks = services.document_chunks(outcome.doc_id or "")
+    assert all(len(c.pages) <= 2 for c in chunks)
+    assert {p for c in chunks for p in c.pages} == set(range(1, 2001))
+
+
 def test_progress_reports_files_pages_and_chunks(services: Services, folder: Path) -> None:
     events: list[ProgressEvent] = []
     services.ingest([folder], progress=events.append)

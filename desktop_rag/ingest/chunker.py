@@ -3,8 +3,9 @@
 Segments (paragraphs, headings) are packed greedily up to TARGET word pieces; a paragraph that is
 too long is split at sentence boundaries, a sentence that is too long at word boundaries. No chunk
 exceeds the embedder's limit (max_word_pieces minus its 2 special tokens), so the embedder sees
-all of the text. A heading always starts a chunk and stays with the text after it. Chunks may
-span a page break only when the first part is small; they then record every page.
+all of the text. A heading always starts a chunk and stays with the text after it. A chunk may
+span one page break, only when the part before it is small; it then records both pages, and its
+char span runs from its start on the first page to its end on the second.
 """
 
 from __future__ import annotations
@@ -145,7 +146,9 @@ class Chunker:
             return True
         if piece.seg.heading_path != group[-1].seg.heading_path and not group[-1].seg.is_heading:
             return True
-        return piece.seg.page != group[-1].seg.page and size >= self.target // 2
+        if piece.seg.page == group[-1].seg.page:
+            return False
+        return size >= self.target // 2 or group[0].seg.page != group[-1].seg.page
 
     def _draft(self, group: list[Piece]) -> ChunkDraft:
         text = _join(group)

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from desktop_rag.domain import Chunk, DocStatus, Document
+from desktop_rag.errors import StoreError
 from desktop_rag.store import schema
 from desktop_rag.store.sparse import FtsSparseIndex
 
@@ -52,7 +53,8 @@ class Catalog:
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        """One write transaction; SQLite failures (disk full, read-only) become StoreError."""
+        with self._lock, _store_errors(self.db_path):
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
@@ -217,6 +219,17 @@ class Catalog:
         with self._tx() as conn:
             conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
             conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+
+
+@contextmanager
+def _store_errors(db_path: Path) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise StoreError(
+            f"Cannot write the library catalog {db_path}: {exc}",
+            "check free disk space and permissions; the library is left as it was",
+        ) from exc
 
 
 def _holes(n: int) -> str:

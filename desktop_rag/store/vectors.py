@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +99,19 @@ def open_vector_index(paths: AppPaths, store: StoreSettings) -> ChromaVectorInde
     return ChromaVectorIndex(collection, client.get_max_batch_size())
 
 
+@contextmanager
+def _store_errors(action: str) -> Iterator[None]:
+    try:
+        yield
+    except StoreError:
+        raise
+    except Exception as exc:  # chromadb raises many unrelated types
+        raise StoreError(
+            f"The vector store failed to {action}: {exc}",
+            "check free disk space; `desktop-rag doctor --check` verifies the library",
+        ) from exc
+
+
 def _batches(n: int, size: int) -> Iterator[slice]:
     for start in range(0, n, size):
         yield slice(start, min(start + size, n))
@@ -114,15 +128,17 @@ class ChromaVectorIndex:
         if len(ids) != len(embeddings) or len(ids) != len(doc_ids):
             raise ValueError("ids, embeddings and doc_ids differ in length")
         for part in _batches(len(ids), self._batch):
-            self._col.upsert(
-                ids=list(ids[part]),
-                embeddings=np.asarray(embeddings[part], dtype=np.float32),
-                metadatas=[{"doc_id": d} for d in doc_ids[part]],
-            )
+            with _store_errors("save vectors"):
+                self._col.upsert(
+                    ids=list(ids[part]),
+                    embeddings=np.asarray(embeddings[part], dtype=np.float32),
+                    metadatas=[{"doc_id": d} for d in doc_ids[part]],
+                )
 
     def delete(self, ids: Sequence[str]) -> None:
         for part in _batches(len(ids), self._batch):
-            self._col.delete(ids=list(ids[part]))
+            with _store_errors("delete vectors"):
+                self._col.delete(ids=list(ids[part]))
 
     def query(
         self, embedding: Vector, k: int, exclude_doc_ids: Collection[str] = ()
