@@ -31,7 +31,8 @@ from desktop_rag.protocols import Embedder, TokenCounter, VectorIndex
 from desktop_rag.store.catalog import Catalog
 
 log = logging.getLogger(__name__)
-QUEUE_SIZE = 2
+QUEUE_SIZE = 4
+GROUP_CHUNKS = 256
 
 
 @dataclass(slots=True)
@@ -114,8 +115,8 @@ class Ingestor:
         producer.start()
         outcomes: list[FileOutcome] = []
         try:
-            while (item := items.get()) is not None:
-                outcomes.append(self._consume(item))
+            while group := _take_group(items):
+                outcomes += self._consume(group)
         finally:
             self._stop.set()
             producer.join()
@@ -160,21 +161,22 @@ class Ingestor:
             log.exception("extracting %s failed", job.path)
             return Extracted(job, error=LoadError(f"unexpected error while reading: {exc}"))
 
-    def _consume(self, item: Extracted) -> FileOutcome:
-        job = item.job
+    def _consume(self, group: list[Extracted]) -> list[FileOutcome]:
+        """Embeds the documents that are ready together (bigger, length-sorted batches)."""
         try:
             if self.cancel.cancelled:
                 raise CancelledError()
-            self._emit("embed", message=str(job.path))
-            outcome = self.writer.write(job, item)
+            self._emit("embed", message=str(group[0].job.path))
+            outcomes = self.writer.write_group(group)
         except CancelledError:
-            outcome = FileOutcome(str(job.path), Outcome.CANCELLED, "cancelled")
-        self.totals.files_done += 1
-        self.totals.bytes_done += job.size
-        self.totals.pages += outcome.pages
-        self.totals.chunks += outcome.chunks
-        self._emit("file-done", message=f"{job.path}: {outcome.outcome.value}")
-        return outcome
+            outcomes = [FileOutcome(str(i.job.path), Outcome.CANCELLED, "cancelled") for i in group]
+        for item, outcome in zip(group, outcomes, strict=True):
+            self.totals.files_done += 1
+            self.totals.bytes_done += item.job.size
+            self.totals.pages += outcome.pages
+            self.totals.chunks += outcome.chunks
+            self._emit("file-done", message=f"{outcome.path}: {outcome.outcome.value}")
+        return outcomes
 
     def _emit(self, stage: str, message: str = "") -> None:
         t = self.totals
@@ -182,6 +184,25 @@ class Ingestor:
             stage, t.files_done, t.files_total, message, t.files_done, t.files_total, t.pages,
             t.chunks, t.eta(),
         ))
+
+
+def _take_group(items: queue.Queue[Extracted | None]) -> list[Extracted]:
+    """The next extracted document plus any others already waiting (up to GROUP_CHUNKS chunks);
+    empty at the end. The end marker is put back for the next call."""
+    first = items.get()
+    if first is None:
+        return []
+    group = [first]
+    while sum(len(i.drafts) for i in group) < GROUP_CHUNKS:
+        try:
+            item = items.get_nowait()
+        except queue.Empty:
+            break
+        if item is None:
+            items.put(None)
+            break
+        group.append(item)
+    return group
 
 
 def _load(path: Path) -> LoadedDocument:

@@ -54,8 +54,24 @@ class DocumentWriter:
         self.cancel = cancel
         self.stats = stats
 
-    def write(self, job: Job, item: Extracted) -> FileOutcome:
-        loaded = item.loaded
+    def write_group(self, items: Sequence[Extracted]) -> list[FileOutcome]:
+        """Indexes several extracted documents with one embedding pass; one outcome each."""
+        outcomes: list[FileOutcome | None] = []
+        ready: list[tuple[Document, list[Chunk]]] = []
+        for item in items:
+            prepared = self._prepare(item)
+            if isinstance(prepared, FileOutcome):
+                outcomes.append(prepared)
+            else:
+                outcomes.append(None)
+                ready.append(prepared)
+        self._index(ready)
+        done = iter(ready)
+        return [o if o is not None else self._indexed(next(done)[0], i)
+                for o, i in zip(outcomes, items, strict=True)]
+
+    def _prepare(self, item: Extracted) -> FileOutcome | tuple[Document, list[Chunk]]:
+        job, loaded = item.job, item.loaded
         if item.error is not None or loaded is None:
             error = item.error
             reason = error.reason if error else "unreadable"
@@ -66,23 +82,31 @@ class DocumentWriter:
             doc_id_of(job.sha256), str(job.path), loaded.title, loaded.kind, job.sha256,
             job.size, job.mtime, loaded.pages, len(item.drafts), DocStatus.PENDING,
         )
-        chunks = to_chunks(doc, item.drafts)
-        self._index(doc, chunks)
-        outcome = Outcome.UPDATED if job.previous is not None else Outcome.INDEXED
-        return FileOutcome(doc.path, outcome, loaded.note, doc.doc_id, doc.pages, len(chunks))
+        return doc, to_chunks(doc, item.drafts)
 
-    def _index(self, doc: Document, chunks: list[Chunk]) -> None:
-        self.catalog.add_pending(doc, chunks)
+    @staticmethod
+    def _indexed(doc: Document, item: Extracted) -> FileOutcome:
+        outcome = Outcome.UPDATED if item.job.previous is not None else Outcome.INDEXED
+        note = item.loaded.note if item.loaded else None
+        return FileOutcome(doc.path, outcome, note, doc.doc_id, doc.pages, doc.chunks)
+
+    def _index(self, ready: list[tuple[Document, list[Chunk]]]) -> None:
+        """The consistency protocol for a group: all pending, embed, upsert, finalize each."""
+        for doc, chunks in ready:
+            self.catalog.add_pending(doc, chunks)
+        every = [c for _, chunks in ready for c in chunks]
         try:
             embeddings = embed_chunks(
-                chunks, self.catalog, self.vectors, self.embedder, self.cancel, stats=self.stats
+                every, self.catalog, self.vectors, self.embedder, self.cancel, stats=self.stats
             )
             self.cancel.raise_if_cancelled()
         except CancelledError:
-            recovery.remove_documents(self.catalog, self.vectors, [doc.doc_id])
+            recovery.remove_documents(self.catalog, self.vectors, [d.doc_id for d, _ in ready])
             raise
-        self.vectors.upsert([c.chunk_id for c in chunks], embeddings, [doc.doc_id] * len(chunks))
-        recovery.remove_documents(self.catalog, self.vectors, self.catalog.finalize(doc.doc_id))
+        if every:
+            self.vectors.upsert([c.chunk_id for c in every], embeddings, [c.doc_id for c in every])
+        for doc, _ in ready:
+            recovery.remove_documents(self.catalog, self.vectors, self.catalog.finalize(doc.doc_id))
 
     def _failed(self, job: Job, reason: str, skip: bool) -> FileOutcome:
         path = str(job.path)
