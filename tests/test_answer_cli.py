@@ -1,0 +1,111 @@
+"""`ask` and `core` through the CLI with every real part (tiny profile): a generated PDF is
+ingested, pinned, cached, and questions are answered with citations to its pages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gui_pdfs import SAMPLE_PAGES, make_pdf
+
+from desktop_rag.cli import main
+
+
+def _run(capsys: Any, *argv: str) -> tuple[int, Any]:
+    code = main(list(argv))
+    out = capsys.readouterr().out
+    return code, (json.loads(out) if "--json" in argv else out)
+
+
+@pytest.fixture
+def library(tmp_path: Path, capsys: Any) -> tuple[str, Path]:
+    data = str(tmp_path / "lib")
+    pdf = make_pdf(tmp_path / "docs" / "observatory.pdf", SAMPLE_PAGES)
+    notes = make_pdf(
+        tmp_path / "docs" / "bakery.pdf",
+        [
+            (
+                "The Sarek bakery",
+                "The bakery in Sarek sells rye bread and cinnamon buns.",
+                "It opens at six in the morning and closes at two in the afternoon.",
+            )
+        ],
+    )
+    code, _ = _run(
+        capsys, "--data-dir", data, "--profile", "tiny", "ingest", str(pdf), str(notes), "--json"
+    )
+    assert code == 0
+    return data, pdf
+
+
+def test_ask_json_contract_and_chat_follow_up(library: tuple[str, Path], capsys: Any) -> None:
+    data, pdf = library
+    code, doc = _run(
+        capsys,
+        "--data-dir",
+        data,
+        "--profile",
+        "tiny",
+        "ask",
+        "When was the main telescope of the observatory completed?",
+        "--json",
+    )
+    assert code == 0 and doc["answer"] and doc["chat_id"]
+    assert doc["gpu_offload"] is False and isinstance(doc["refused"], bool)
+    for c in doc["citations"]:
+        assert c["path"] == str(pdf) and c["page"] in (1, 2) and c["text"]
+    assert doc["timings"]["prompt_tokens"] > 0
+    code, follow = _run(
+        capsys,
+        "--data-dir",
+        data,
+        "--profile",
+        "tiny",
+        "ask",
+        "and the solar one?",
+        "--chat",
+        doc["chat_id"],
+        "--json",
+    )
+    assert code == 0 and follow["chat_id"] == doc["chat_id"]
+
+
+def test_core_commands_and_cached_answers(library: tuple[str, Path], capsys: Any) -> None:
+    data, pdf = library
+    code, status = _run(
+        capsys, "--data-dir", data, "--profile", "tiny", "core", "add", str(pdf), "--json"
+    )
+    assert code == 0 and status["state"] == "missing"
+    assert status["documents"][0]["path"] == str(pdf) and status["total_tokens"] > 100
+    assert status["budget"] > status["total_tokens"]
+    code, built = _run(capsys, "--data-dir", data, "--profile", "tiny", "core", "build", "--json")
+    assert code == 0 and built["state"] == "ready" and built["cache_bytes"] > 0
+    code, doc = _run(
+        capsys,
+        "--data-dir",
+        data,
+        "--profile",
+        "tiny",
+        "ask",
+        "What does the bakery in Sarek sell?",
+        "--json",
+    )
+    assert code == 0 and doc["timings"]["cached_tokens"] > 100
+    code, listed = _run(capsys, "--data-dir", data, "--profile", "tiny", "core", "list", "--json")
+    assert listed["state"] == "ready"
+
+
+def test_ask_streams_for_humans(library: tuple[str, Path], capsys: Any) -> None:
+    data, _ = library
+    code, out = _run(
+        capsys,
+        "--data-dir",
+        data,
+        "--profile",
+        "tiny",
+        "ask",
+        "Who founded the Lindqvist Observatory?",
+    )
+    assert code == 0 and out.strip()
