@@ -110,7 +110,8 @@ def _check_gpu_layers(value: str) -> None:
     if value == "auto" or (value.lstrip("-").isdigit() and -1 <= int(value) <= 1000):
         return
     raise ConfigError(
-        f"Invalid setting llm.gpu_layers = {value!r}", "allowed: auto, -1 (all), 0 (CPU) or 1 to 1000"
+        f"Invalid setting llm.gpu_layers = {value!r}",
+        "allowed: auto, -1 (all), 0 (CPU) or 1 to 1000",
     )
 
 
@@ -161,7 +162,9 @@ def load_settings(path: Path) -> Settings:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Settings file {path} is not valid TOML: {exc}", "fix or delete it") from exc
+        raise ConfigError(
+            f"Settings file {path} is not valid TOML: {exc}", "fix or delete it"
+        ) from exc
     return settings_from_dict(data)
 
 

@@ -70,7 +70,8 @@ def resolve_paths(data_dir: str | os.PathLike[str] | None = None) -> AppPaths:
     user_cache = Path(platformdirs.user_cache_dir(APP_NAME))
     if data_dir is not None:
         root = Path(data_dir).expanduser().resolve()
-        return AppPaths(root / "config", root / "data", root / "cache", _default_model_cache(user_cache))
+        models = _default_model_cache(user_cache)
+        return AppPaths(root / "config", root / "data", root / "cache", models)
     env_dir = os.environ.get("DESKTOP_RAG_DATA_DIR")
     if env_dir:
         return resolve_paths(env_dir)

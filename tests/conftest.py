@@ -27,8 +27,12 @@ def fake_context(data_dir: Path) -> Iterator[object]:
     """An AppContext whose embedder, vectors, token counter and engine are deterministic fakes."""
     from desktop_rag.bootstrap import build_context
     from desktop_rag.config import Settings
-    from desktop_rag.testing import FakeChatEngine, HashEmbedder, InMemoryVectorIndex
-    from desktop_rag.testing import WordTokenCounter
+    from desktop_rag.testing import (
+        FakeChatEngine,
+        HashEmbedder,
+        InMemoryVectorIndex,
+        WordTokenCounter,
+    )
 
     ctx = build_context(
         str(data_dir),

@@ -27,12 +27,12 @@ def test_invalid_value_names_key_value_and_range() -> None:
 
 
 def test_unknown_key_is_refused() -> None:
-    with pytest.raises(ConfigError, match="retrieval.topk"):
+    with pytest.raises(ConfigError, match=r"retrieval\.topk"):
         settings_from_dict({"retrieval": {"topk": 3}})
 
 
 def test_wrong_type_is_refused() -> None:
-    with pytest.raises(ConfigError, match="retrieval.top_k"):
+    with pytest.raises(ConfigError, match=r"retrieval\.top_k"):
         settings_from_dict({"retrieval": {"top_k": "many"}})
 
 

@@ -12,8 +12,13 @@ import sys
 from collections.abc import Sequence
 
 from desktop_rag import __version__
-from desktop_rag.cli import commands_answer, commands_doctor, commands_eval, commands_library
-from desktop_rag.cli import commands_search
+from desktop_rag.cli import (
+    commands_answer,
+    commands_doctor,
+    commands_eval,
+    commands_library,
+    commands_search,
+)
 from desktop_rag.cli.output import CommandFailed, emit_error
 from desktop_rag.errors import DesktopRagError
 
