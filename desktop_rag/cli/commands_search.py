@@ -1,14 +1,69 @@
-"""CLI commands of the search area (filled in by its issue)."""
+"""CLI commands of the search area: `search QUERY [--k N] [--mode ...] [--rerank ...] [--json]`."""
 
 from __future__ import annotations
 
 import argparse
+import textwrap
 from typing import Any
+
+from desktop_rag.cli.output import emit_json, open_services, say, to_jsonable
+from desktop_rag.config import RERANKERS, SEARCH_MODES
+from desktop_rag.domain import ScoredChunk, SearchResult
+
+SNIPPET_CHARS = 300
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
-    del sub
+    parser = sub.add_parser("search", help="search the library (hybrid dense + BM25)")
+    parser.add_argument("query", metavar="QUERY")
+    parser.add_argument("--k", type=int, default=None, metavar="N", help="number of results")
+    parser.add_argument("--mode", choices=SEARCH_MODES, default="hybrid")
+    parser.add_argument("--rerank", choices=RERANKERS, default=None, help="default: the setting")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.set_defaults(func=run_search)
 
 
-def _unused(args: argparse.Namespace) -> int:
+def result_json(item: ScoredChunk, rank: int) -> dict[str, Any]:
+    c = item.chunk
+    return {
+        "rank": rank, "score": item.score, "chunk_id": c.chunk_id, "doc_id": c.doc_id,
+        "path": c.path, "title": c.title, "page": c.page, "text": c.text,
+        "char_span": list(c.char_span), "bboxes": to_jsonable(c.bboxes),
+    }  # fmt: skip
+
+
+def search_json(result: SearchResult) -> dict[str, Any]:
+    return {
+        "query": result.query,
+        "mode": result.mode,
+        "reranker": result.reranker,
+        "insufficient_evidence": result.insufficient_evidence,
+        "results": [result_json(item, n) for n, item in enumerate(result.results, start=1)],
+        "timings_ms": {name: round(ms, 3) for name, ms in result.timings_ms.items()},
+    }
+
+
+def print_human(result: SearchResult) -> None:
+    say(f"{len(result.results)} results ({result.mode}, re-ranker: {result.reranker}, "
+        f"{result.timings_ms.get('total_ms', 0.0):.0f} ms)")  # fmt: skip
+    if result.insufficient_evidence:
+        say("Insufficient evidence: nothing in the library looks relevant to this query.")
+    for n, item in enumerate(result.results, start=1):
+        page = f", page {item.chunk.page}" if item.chunk.page is not None else ""
+        say(f"\n{n}. {item.chunk.title}{page}  [{item.score:.4f}]  {item.chunk.path}")
+        snippet = textwrap.shorten(item.chunk.text, SNIPPET_CHARS, placeholder=" ...")
+        say(textwrap.indent(textwrap.fill(snippet, 96), "   "))
+
+
+def run_search(args: argparse.Namespace) -> int:
+    if args.k is not None and not 1 <= args.k <= 100:
+        from desktop_rag.errors import ConfigError
+
+        raise ConfigError(f"Invalid --k {args.k}", "use a number from 1 to 100")
+    with open_services(args) as services:
+        result = services.search(args.query, k=args.k, mode=args.mode, rerank=args.rerank)
+    if args.json:
+        emit_json(search_json(result))
+    else:
+        print_human(result)
     return 0

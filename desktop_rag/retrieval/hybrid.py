@@ -3,6 +3,7 @@ fused with weighted Reciprocal Rank Fusion, then gated by the evidence threshold
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
@@ -15,7 +16,14 @@ from desktop_rag.retrieval.evidence import EvidenceGate, term_coverage
 from desktop_rag.retrieval.fusion import DEFAULT_RRF_K, rrf_fuse
 
 MODES = ("hybrid", "dense", "bm25")
-DENSE, SPARSE = "dense", "bm25"
+DENSE, SPARSE, EXACT = "dense", "bm25", "exact"
+# Code-like tokens (part numbers, error codes, versions): a digit plus a letter or a separator.
+_IDENTIFIER = re.compile(r"(?<![\w-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z_-])[\w]+(?:[-./][\w]+)*")
+
+
+def identifiers(query: str) -> list[str]:
+    """Code-like tokens of `query`, lower-cased: `XK-4471-B`, `E1234`, `v2.3.1`."""
+    return [m.group(0).lower() for m in _IDENTIFIER.finditer(query) if len(m.group(0)) >= 3]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +32,7 @@ class HybridConfig:
     rrf_k: int = DEFAULT_RRF_K
     dense_weight: float = 1.0
     sparse_weight: float = 1.0
+    exact_weight: float = 1.0  # the exact-identifier list (hybrid mode, code-like queries only)
     gate: EvidenceGate = field(default_factory=EvidenceGate)
 
 
@@ -85,6 +94,19 @@ class HybridRetriever:
         with timed({} if timings is None else timings, "bm25_ms"):
             return self.sparse.search(query, n, exclude)
 
+    def exact(self, codes: list[str], hits: list[tuple[str, float]]) -> list[tuple[str, float]]:
+        """The lexical hits that contain every identifier verbatim, in BM25 order.
+
+        Fusion sees this as a third ranking, so an exact part number or error code that the
+        embedder cannot tell from its neighbours (XK-4471-B vs XK-4471-C) still comes first.
+        """
+        chunks = self.lookup.get_chunks([cid for cid, _ in hits])
+        return [
+            (cid, score)
+            for cid, score in hits
+            if cid in chunks and all(code in chunks[cid].text.lower() for code in codes)
+        ]
+
     def retrieve(
         self, query: str, k: int, mode: str = "hybrid", exclude_doc_ids: Collection[str] = ()
     ) -> Retrieval:
@@ -98,6 +120,9 @@ class HybridRetriever:
             lists[DENSE] = self.dense(query, n, exclude_doc_ids, timings)
         if mode in ("hybrid", "bm25"):
             lists[SPARSE] = self.bm25(query, n, exclude_doc_ids, timings)
+        if mode == "hybrid" and identifiers(query):
+            with timed(timings, "exact_ms"):
+                lists[EXACT] = self.exact(identifiers(query), lists[SPARSE])
         with timed(timings, "fuse_ms"):
             scored = self._combine(lists, mode)
         with timed(timings, "lookup_ms"):
@@ -110,7 +135,8 @@ class HybridRetriever:
         if mode != "hybrid":
             name, hits = next(iter(lists.items()))
             return [(cid, score, {name: r}) for r, (cid, score) in enumerate(hits, start=1)]
-        weights = {DENSE: self.config.dense_weight, SPARSE: self.config.sparse_weight}
+        cfg = self.config
+        weights = {DENSE: cfg.dense_weight, SPARSE: cfg.sparse_weight, EXACT: cfg.exact_weight}
         rankings = {name: [cid for cid, _ in hits] for name, hits in lists.items()}
         fused = rrf_fuse(rankings, weights, self.config.rrf_k)
         return [(f.chunk_id, f.score, f.ranks) for f in fused]

@@ -1,9 +1,165 @@
-"""Service facade: evaluation operations (filled in by its issue)."""
+"""Service facade: evaluation on real data (BEIR folders, PDF question sets).
+
+Each evaluation builds a throwaway library in a temporary folder (or in `workdir` when given, so
+that a second run reuses it), sharing this process's loaded models.
+"""
 
 from __future__ import annotations
 
-from desktop_rag.bootstrap import AppContext
+import copy
+import logging
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from desktop_rag.bootstrap import AppContext, build_context
+from desktop_rag.errors import DesktopRagError
+from desktop_rag.progress import ProgressCallback, ProgressEvent, no_progress
+from desktop_rag.protocols import Reranker
+from desktop_rag.retrieval import rerank as rr
+
+log = logging.getLogger(__name__)
+
+PDFQA_MODES = ("hybrid", "dense", "bm25")
+
+
+def _pdfqa_runs(
+    services: Any, items: Sequence[Any], rerank: str, progress: ProgressCallback
+) -> dict[str, Any]:
+    from desktop_rag.retrieval import pdfqa
+
+    tables = {mode: pdfqa.HitTable() for mode in PDFQA_MODES}
+    flagged = {True: [0, 0], False: [0, 0]}  # answerable -> [questions, flagged insufficient]
+    answerable = [q for q in items if q.answerable]
+    for n, q in enumerate(items, start=1):
+        for mode in PDFQA_MODES if q.answerable else ("hybrid",):
+            result = services.search(q.question, k=10, mode=mode, rerank=rerank)
+            if q.answerable:
+                tables[mode].add(q, pdfqa.first_hit(q, result.results))
+            if mode == "hybrid":
+                flagged[q.answerable][0] += 1
+                flagged[q.answerable][1] += int(result.insufficient_evidence)
+        progress(ProgressEvent("query", done=n, total=len(items)))
+    return {
+        "questions": len(answerable),
+        "reranker": rerank,
+        "by_source": tables["hybrid"].report(),
+        "by_mode": {mode: table.report() for mode, table in tables.items()},
+        "insufficient_evidence_rate": {
+            "answerable": round(flagged[True][1] / max(flagged[True][0], 1), 4),
+            "not_answerable": round(flagged[False][1] / max(flagged[False][0], 1), 4),
+        },
+    }
 
 
 class EvalService:
     ctx: AppContext
+
+    @contextmanager
+    def eval_context(self, workdir: Path | None = None) -> Iterator[AppContext]:
+        """A separate library that shares this process's embedder, tokenizer and registry."""
+        folder = workdir or Path(tempfile.mkdtemp(prefix="desktop-rag-eval-"))
+        shared = ("embedder", "token_counter", "registry", "engine")
+        overrides = {n: getattr(self.ctx, n) for n in shared if n != "engine" or self.ctx.loaded(n)}
+        ctx = build_context(
+            str(folder), settings=copy.deepcopy(self.ctx.settings), overrides=overrides
+        )
+        try:
+            yield ctx
+        finally:
+            ctx.__dict__.pop("engine", None)  # owned by self.ctx
+            ctx.close()
+            if workdir is None:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def eval_rerankers(self, names: Sequence[str] | None = None) -> dict[str, Reranker]:
+        """The re-rankers to evaluate: those named, else the cross-encoder when configured and
+        the LLM when it runs on a GPU (one prompt per candidate is too slow on a CPU)."""
+        if names is None:
+            names = [n for n in rr.available_rerankers(self.ctx) if n != rr.NONE]
+            names = [n for n in names if n != rr.LLM or rr.llm_practical(self.ctx)]
+        out: dict[str, Reranker] = {}
+        for name in names:
+            try:
+                built = rr.build_reranker(name, self.ctx)
+            except DesktopRagError as exc:
+                log.warning("re-ranker %s skipped: %s", name, exc)
+                continue
+            if built is not None:
+                out[name] = built
+        return out
+
+    def eval_beir(
+        self,
+        folder: str | Path,
+        progress: ProgressCallback = no_progress,
+        rerankers: Sequence[str] | None = None,
+        workdir: Path | None = None,
+    ) -> dict[str, Any]:
+        from desktop_rag.retrieval import beir, beir_eval
+        from desktop_rag.retrieval.hybrid import HybridRetriever
+        from desktop_rag.services.search import hybrid_config
+
+        data = beir.load_beir(Path(folder))
+        chosen = self.eval_rerankers(rerankers)
+        cache = beir.EmbeddingCache(
+            self.ctx.paths.model_cache_dir / "eval-embeddings", self.ctx.embedder
+        )
+        with self.eval_context(workdir) as ectx:
+            start = time.perf_counter()
+            index = beir.index_corpus(ectx.catalog, ectx.vectors, cache, data, progress)
+            index_s = time.perf_counter() - start
+            retriever = HybridRetriever(
+                ectx.embedder, ectx.vectors, ectx.sparse, ectx.catalog, hybrid_config(ectx)
+            )
+            runs = beir_eval.QueryRuns()
+            for n, (qid, query) in enumerate(sorted(data.queries.items()), start=1):
+                beir_eval.run_query(
+                    retriever,
+                    qid,
+                    query,
+                    index,
+                    chosen,
+                    ectx.settings.retrieval.rerank_candidates,
+                    runs,
+                )
+                progress(ProgressEvent("query", done=n, total=len(data.queries)))
+        return {
+            "dataset": str(folder),
+            "documents": len(data.corpus),
+            "queries": len(data.queries),
+            "passages": index.passages,
+            "embedded_passages": index.embedded,
+            "embedder": self.ctx.embedder.name,
+            "index_s": round(index_s, 1),
+            "rerankers": sorted(chosen),
+            "rerank_candidates": self.ctx.settings.retrieval.rerank_candidates,
+            "metrics": beir_eval.evaluate_runs(runs, data),
+        }
+
+    def eval_pdfqa(
+        self,
+        questions: str | Path,
+        docs_dir: str | Path,
+        progress: ProgressCallback = no_progress,
+        workdir: Path | None = None,
+        rerank: str = "none",
+    ) -> dict[str, Any]:
+        """Evidence-page hit@1/5/10 by evidence source, all documents in one library."""
+        from desktop_rag.retrieval import pdfqa
+        from desktop_rag.services import Services
+
+        items = pdfqa.load_questions(Path(questions))
+        with self.eval_context(workdir) as ectx:
+            services = Services(ectx)
+            start = time.perf_counter()
+            ingest = services.ingest([Path(docs_dir)], progress)
+            ingest_s = time.perf_counter() - start
+            report = _pdfqa_runs(services, items, rerank, progress)
+        indexed = sum(1 for o in ingest.outcomes if o.doc_id and o.outcome.value != "failed")
+        report |= {"documents": indexed, "ingest_s": round(ingest_s, 1)}
+        return report

@@ -1,9 +1,85 @@
-"""Service facade: search operations (filled in by its issue)."""
+"""Service facade: search operations (hybrid retrieval, re-ranking, context packing)."""
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Collection
+
 from desktop_rag.bootstrap import AppContext
+from desktop_rag.domain import Passage, SearchResult
+from desktop_rag.errors import DesktopRagError
+from desktop_rag.protocols import Reranker
+from desktop_rag.retrieval import rerank as rr
+from desktop_rag.retrieval.evidence import EvidenceGate
+from desktop_rag.retrieval.hybrid import HybridConfig, HybridRetriever
+from desktop_rag.retrieval.packing import Packer
+
+log = logging.getLogger(__name__)
+
+
+def hybrid_config(ctx: AppContext) -> HybridConfig:
+    s = ctx.settings.retrieval
+    gate = EvidenceGate(s.min_similarity, s.min_term_coverage)
+    return HybridConfig(
+        fetch_k=s.fetch_k,
+        rrf_k=s.rrf_k,
+        dense_weight=s.dense_weight,
+        sparse_weight=s.sparse_weight,
+        gate=gate,
+    )
 
 
 class SearchService:
     ctx: AppContext
+
+    def retriever(self) -> HybridRetriever:
+        c = self.ctx
+        return HybridRetriever(c.embedder, c.vectors, c.sparse, c.catalog, hybrid_config(c))
+
+    def reranker(self, name: str | None = None) -> tuple[str, Reranker | None]:
+        """The re-ranker `name` stands for, loaded once per process; `auto` falls back to none."""
+        resolved = rr.resolve_name(name, self.ctx)
+        cache: dict[str, Reranker | None] = self.ctx.__dict__.setdefault("rerankers", {})
+        if resolved not in cache:
+            try:
+                cache[resolved] = rr.build_reranker(resolved, self.ctx)
+            except DesktopRagError:
+                if (name or self.ctx.settings.retrieval.reranker) != rr.AUTO:
+                    raise
+                log.warning("re-ranker %s is unavailable; searching without one", resolved)
+                return rr.NONE, None
+        return resolved, cache[resolved]
+
+    def available_rerankers(self) -> list[str]:
+        return rr.available_rerankers(self.ctx)
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        mode: str = "hybrid",
+        rerank: str | None = None,
+        exclude_doc_ids: Collection[str] = (),
+    ) -> SearchResult:
+        start = time.perf_counter()
+        k = k or self.ctx.settings.retrieval.top_k
+        name, reranker = self.reranker(rerank)
+        depth = max(k, self.ctx.settings.retrieval.rerank_candidates) if reranker else k
+        found = self.retriever().retrieve(query, depth, mode, exclude_doc_ids)
+        results = found.candidates
+        if reranker is not None:
+            began = time.perf_counter()
+            results = rr.rerank(reranker, query, results, len(results))
+            found.timings_ms["rerank_ms"] = (time.perf_counter() - began) * 1000
+        found.timings_ms["total_ms"] = (time.perf_counter() - start) * 1000
+        return SearchResult(
+            query, mode, name, found.insufficient_evidence, tuple(results[:k]), found.timings_ms
+        )
+
+    def pack_context(
+        self, result: SearchResult, budget_tokens: int, first_n: int = 1
+    ) -> list[Passage]:
+        """Numbered passages for the answer step, within `budget_tokens` tiktoken tokens."""
+        packer = Packer(self.ctx.token_counter, self.ctx.catalog)
+        return packer.pack(result.results, budget_tokens, first_n)

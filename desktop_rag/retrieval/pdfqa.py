@@ -1,0 +1,75 @@
+"""Evidence-page hit@k for questions over PDFs (MMLongBench-Doc style), split by evidence source.
+
+A question is hit at k when one of the top-k results comes from the gold document (matched by
+file name) and lies on one of its gold pages (1-based, as the chunks record them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desktop_rag.domain import ScoredChunk
+from desktop_rag.errors import DesktopRagError
+
+CUTOFFS = (1, 5, 10)
+ALL = "all"
+
+
+@dataclass(frozen=True, slots=True)
+class PdfQuestion:
+    qid: str
+    doc: str
+    question: str
+    pages: frozenset[int]
+    sources: tuple[str, ...]
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.pages)
+
+
+def load_questions(path: Path) -> list[PdfQuestion]:
+    if not path.is_file():
+        raise DesktopRagError(f"No question file at {path}", "give a JSONL file of questions")
+    out: list[PdfQuestion] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            q = json.loads(line)
+            unanswerable = str(q.get("answer", "")).strip().lower() == "not answerable"
+            pages = frozenset() if unanswerable else frozenset(int(p) for p in q["evidence_pages"])
+            sources = tuple(str(s) for s in q.get("evidence_sources", ()))
+            out.append(PdfQuestion(str(q["id"]), str(q["doc"]), str(q["question"]), pages, sources))
+    return out
+
+
+def first_hit(question: PdfQuestion, results: Sequence[ScoredChunk]) -> int | None:
+    """1-based rank of the first result on a gold page of the gold document."""
+    for rank, item in enumerate(results, start=1):
+        chunk = item.chunk
+        if Path(chunk.path).name == question.doc and question.pages.intersection(chunk.pages):
+            return rank
+    return None
+
+
+@dataclass(slots=True)
+class HitTable:
+    """hit@k counts per evidence source (a question counts once under each of its sources)."""
+
+    counts: dict[str, list[int]] = field(default_factory=dict)  # source -> [n, hit@1, @5, @10]
+
+    def add(self, question: PdfQuestion, rank: int | None) -> None:
+        for source in (ALL, *dict.fromkeys(question.sources or ("unknown",))):
+            row = self.counts.setdefault(source, [0] * (1 + len(CUTOFFS)))
+            row[0] += 1
+            for i, cutoff in enumerate(CUTOFFS, start=1):
+                row[i] += int(rank is not None and rank <= cutoff)
+
+    def report(self) -> dict[str, dict[str, float]]:
+        return {
+            source: {"questions": row[0]}
+            | {f"hit@{c}": round(row[i] / row[0], 4) for i, c in enumerate(CUTOFFS, start=1)}
+            for source, row in sorted(self.counts.items(), key=lambda kv: (kv[0] != ALL, kv[0]))
+        }
