@@ -80,7 +80,6 @@ apt_install() {
 
 make_venv() {
   [ -x "$VENV/bin/python" ] && return 0
-  command -v "$PY" >/dev/null 2>&1 || { log "$PY not found: install Python 3.11 (sudo apt-get install -y python3.11 python3.11-venv)"; exit 2; }
   log "creating $VENV with $PY"
   "$PY" -m venv "$VENV" || { log "venv failed: sudo apt-get install -y python3.11-venv"; exit 2; }
   pip install -q --upgrade pip wheel
@@ -136,6 +135,10 @@ install_llama() {
 
 main() {
   local want
+  command -v "$PY" >/dev/null 2>&1 || {
+    log "$PY not found: install Python 3.11 (Debian: sudo apt-get install -y python3.11 python3.11-venv)"
+    exit 2
+  }
   want=$(stamp)
   system_packages
   if [ -f "$VENV/.setup-stamp" ] && [ "$(cat "$VENV/.setup-stamp")" = "$want" ] \
