@@ -13,7 +13,6 @@ import ctypes
 import hashlib
 import logging
 import os
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.errors import LLMError
-from desktop_rag.llm.generation import RepetitionGuard, Utf8Stream
+from desktop_rag.llm.generation import StreamingRun
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatMessage, Generation, TokenCallback
 
@@ -147,7 +146,7 @@ class LlamaEngine:
         max_tokens = self._fit(len(tokens), max_tokens)
         if fresh:
             self._llm.reset()
-        run = _Run(self, len(tokens), self.reusable_prefix(tokens), on_token, cancel)
+        run = StreamingRun(self, len(tokens), self.reusable_prefix(tokens), on_token, cancel)
         with self._abort.watching(cancel):
             try:
                 run.consume(self._tokens_after(tokens), max_tokens)
@@ -262,76 +261,6 @@ class LlamaEngine:
 
     def close(self) -> None:
         self._llm.close()
-
-
-class _Run:
-    """One streaming generation: pieces to the callback, bounds, guard and timings."""
-
-    def __init__(
-        self,
-        engine: LlamaEngine,
-        prompt_tokens: int,
-        cached: int,
-        on_token: TokenCallback | None,
-        cancel: CancelToken | None,
-    ) -> None:
-        self.engine, self.on_token, self.cancel = engine, on_token, cancel
-        self.prompt_tokens, self.cached = prompt_tokens, cached
-        self.start = time.perf_counter()
-        self.ttft_ms = 0.0
-        self.count = 0
-        self.stopped_by = "stop"
-        self.text: list[str] = []
-        self._stream = Utf8Stream()
-        self._guard = RepetitionGuard()
-
-    def consume(self, tokens: Iterator[int], max_tokens: int) -> None:
-        with contextlib.closing(tokens):  # type: ignore[type-var]
-            for token in tokens:
-                if self._step(token, max_tokens):
-                    break
-        self._emit(self._stream.flush())
-
-    def _step(self, token: int, max_tokens: int) -> bool:
-        if self.count == 0:
-            self.ttft_ms = (time.perf_counter() - self.start) * 1000
-        if self.engine.is_end(token):
-            return True
-        self.count += 1
-        self._emit(self._stream.feed(self.engine.piece(token)))
-        return self._should_stop(token, max_tokens)
-
-    def _should_stop(self, token: int, max_tokens: int) -> bool:
-        if self.cancel is not None and self.cancel.cancelled:
-            self.stopped_by = "cancel"
-        elif self._guard.add(token):
-            self.stopped_by = "repetition"
-        elif self.count >= max_tokens:
-            self.stopped_by = "length"
-        return self.stopped_by != "stop"
-
-    def _emit(self, piece: str) -> None:
-        if piece:
-            self.text.append(piece)
-            if self.on_token is not None:
-                self.on_token(piece)
-
-    def result(self) -> Generation:
-        total = (time.perf_counter() - self.start) * 1000
-        ttft = self.ttft_ms or total
-        return Generation(
-            "".join(self.text),
-            self.prompt_tokens,
-            self.cached,
-            self.count,
-            ttft,
-            total,
-            self.stopped_by,
-            {"decode_tokens_per_s": self._rate(total - ttft)},
-        )
-
-    def _rate(self, decode_ms: float) -> float:
-        return (self.count - 1) / (decode_ms / 1000) if self.count > 1 and decode_ms > 0 else 0.0
 
 
 def amx_kernels_active() -> bool:
