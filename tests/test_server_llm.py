@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from server_procs import llama_server
@@ -118,6 +119,53 @@ def test_the_server_matches_the_local_engine(engine: ServerEngine, tiny_model: P
     finally:
         local.close()
     assert engine.generate(QUESTION, 8).text == expected
+
+
+NOTE = (
+    "# Northern plant\n\nThe northern plant produced 420 tonnes of steel in 2019. "
+    "It employs 85 people.\n"
+)
+
+
+@pytest.fixture
+def server_services(
+    server_url: str, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Any]:
+    from desktop_rag.bootstrap import build_context
+    from desktop_rag.services import Services
+    from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
+
+    monkeypatch.setenv("DESKTOP_RAG_LLM_API_KEY", API_KEY)
+    settings = Settings(profile="tiny")
+    settings.llm.backend, settings.llm.server_url = "server", server_url
+    settings.llm.context_size, settings.llm.max_tokens = 2048, 12
+    settings.retrieval.min_similarity, settings.retrieval.context_tokens = 0.0, 600
+    overrides = {"embedder": HashEmbedder(), "vectors": InMemoryVectorIndex(),
+                 "token_counter": WordTokenCounter()}
+    services = Services(build_context(str(data_dir), settings=settings, overrides=overrides))
+    note = data_dir / "plant.md"
+    note.write_text(NOTE, encoding="utf-8")
+    assert not services.ingest([note]).failed
+    yield services
+    services.close()
+
+
+def test_ask_streams_an_answer_from_the_server(server_services: Any) -> None:
+    pieces: list[str] = []
+    answer = server_services.ask("How much steel did the northern plant produce?",
+                                 on_token=pieces.append)
+    assert pieces and answer.answer == "".join(pieces).strip()
+    assert answer.passages and "420 tonnes" in answer.passages[0].text
+    assert answer.timings["generated_tokens"] >= 1 and answer.gpu_offload is False
+    assert server_services.engine_info()["backend"] == "server"
+
+
+def test_ask_with_a_pinned_core_sends_it_as_the_prompt_prefix(
+    server_services: Any, data_dir: Path
+) -> None:
+    server_services.core_add([data_dir / "plant.md"])
+    answer = server_services.ask("How many people does the northern plant employ?")
+    assert answer.answer and any("85 people" in p.text for p in answer.passages)
 
 
 def test_a_slow_prefill_hits_the_timeout(engine: ServerEngine) -> None:
