@@ -17,11 +17,6 @@ SAMPLE_PAGES = (
         "The ridge is known for clear skies, dry air and very little light pollution.",
         "In summer the observatory hosts a week of lectures for students and amateurs.",
         "Guided tours start at the visitor centre next to the car park every Saturday.",
-        "The visitor centre sells maps, postcards and hot drinks during the winter months.",
-        "A hiking trail follows the ridge from the observatory to an old fire lookout tower.",
-        "Local legends say the ridge was once a meeting place for travelling merchants.",
-        "The observatory archive keeps letters, logbooks and photographs from its founders.",
-        "Researchers may consult the archive by appointment with the observatory librarian.",
     ),
     (
         "Instruments",

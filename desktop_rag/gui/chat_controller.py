@@ -111,7 +111,11 @@ class ChatController(QObject):
     def select_chat(self, chat_id: str) -> None:
         self.chat_id = chat_id
         self.llm.submit("history", lambda _j: list(self.services.chat_history(chat_id)),
-                        on_done=lambda h: self.pane.show_turns(turn_views(list(h or []))))
+                        on_done=lambda h: self._show_history(chat_id, h))
+
+    def _show_history(self, chat_id: str, history: object) -> None:
+        if chat_id == self.chat_id:  # ignore a history that arrives after a switch
+            self.pane.show_turns(turn_views(history if isinstance(history, list) else []))
 
     # ---- asking -------------------------------------------------------------------------
     def ask(self, question: str) -> Job:

@@ -121,7 +121,9 @@ class ChatPane(QWidget):
             self.chat_selected.emit(chat_id)
 
     def show_turns(self, turns: list[TurnView]) -> None:
-        self.turns = list(turns)
+        """Shows past turns; an answer still streaming stays at the end."""
+        streaming = [t for t in self.turns[-1:] if t.streaming]
+        self.turns = list(turns) + streaming
         self.answers.clear()
         self.refresh()
 

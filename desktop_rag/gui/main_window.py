@@ -43,6 +43,20 @@ def drop_engine(services: GuiServices) -> None:
         closer()
 
 
+def warm_up(services: GuiServices) -> None:
+    """Loads what the first ingestion or search needs: the embedder, the vector store and the
+    PDF loader (parsing the bundled two-page sample). Failures surface later, where they belong."""
+    from desktop_rag.gui.smoke import SAMPLE
+    from desktop_rag.ingest.loaders import load
+
+    try:
+        services.ctx.embedder.embed_query("warm up")
+        _ = services.ctx.vectors
+        load(SAMPLE)
+    except Exception:  # the real operation will report it with a message and hint
+        log.debug("warm-up failed", exc_info=True)
+
+
 class MainWindow(QMainWindow):
     def __init__(self, services: GuiServices, interactive: bool = True) -> None:
         super().__init__()
@@ -116,11 +130,14 @@ class MainWindow(QMainWindow):
         self.core_panel.rebuild_requested.connect(self.rebuild_core)
 
     def start(self) -> None:
-        """Loads the library, the chats, the core state and the engine info in the background."""
+        """Loads the library, the chats, the core state and the engine info in the background,
+        and warms the embedder and the vector store on the index writer: loading them holds
+        Python's GIL for up to ~0.6 s, better spent right after start than during a drop."""
         self.library.refresh()
         self.chat.restore()
         self.refresh_core()
         self.chat.load_engine_info()
+        self.writer.submit("warm-up", lambda _j: warm_up(self.services))
 
     # ---- library ------------------------------------------------------------------------
     def add_files(self) -> None:

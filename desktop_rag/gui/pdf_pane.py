@@ -86,7 +86,14 @@ class PdfPane(QPdfView):
     # ---- zoom ------------------------------------------------------------------------
     def zoom_by(self, factor: float) -> None:
         self._fit = False
-        self.setZoomFactor(min(max(self.zoomFactor() * factor, 0.2), 6.0))
+        self._set_zoom(min(max(self.zoomFactor() * factor, 0.2), 6.0))
+
+    def _set_zoom(self, zoom: float) -> None:
+        """Changes the zoom keeping the same part of the document at the top of the view."""
+        bar = self.verticalScrollBar()
+        ratio = bar.value() / max(bar.maximum() + bar.pageStep(), 1)
+        self.setZoomFactor(zoom)
+        bar.setValue(round(ratio * (bar.maximum() + bar.pageStep())))
 
     def fit_width(self) -> None:
         self._fit = True
@@ -95,7 +102,7 @@ class PdfPane(QPdfView):
     def _apply_fit(self) -> None:
         if self._fit and self.page_count() > 0:
             width = self.pdf.pagePointSize(0).width()
-            self.setZoomFactor(fit_width_zoom(width, self.viewport().width(), self._layout(1.0)))
+            self._set_zoom(fit_width_zoom(width, self.viewport().width(), self._layout(1.0)))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -27,6 +27,11 @@ class LatencyProbe(QObject):
     def stop(self) -> None:
         self._timer.stop()
 
+    def resume(self) -> None:
+        """Continues after `stop`, keeping the delays measured so far."""
+        self._last = time.perf_counter()
+        self._timer.start()
+
     def _tick(self) -> None:
         now = time.perf_counter()
         self.delays_ms.append(max(0.0, (now - self._last) * 1000 - self.interval_ms))

@@ -1,0 +1,197 @@
+"""The window over the REAL facade: tiny profile (SmolLM2), MiniLM, Chroma in a temp folder."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gui_pdfs import SAMPLE_PAGES, make_pdf
+from test_gui_window import ARTIFACTS, assert_highlight_covers_line, drop, shoot
+
+from desktop_rag.gui.main_window import MainWindow
+from desktop_rag.gui.probe import LatencyProbe
+
+pytestmark = pytest.mark.gui
+QUESTION = "When was the observatory's main telescope completed?"
+LATENCY: dict[str, float] = {}
+
+
+@pytest.fixture(scope="module")
+def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from desktop_rag.bootstrap import build_context
+    from desktop_rag.services import Services
+
+    folder = tmp_path_factory.mktemp("gui-real")
+    svc = Services(build_context(str(folder), "tiny"))
+    yield svc
+    svc.close()
+    if LATENCY:
+        ARTIFACTS.mkdir(exist_ok=True)
+        (ARTIFACTS / "gui-latency.json").write_text(json.dumps(LATENCY, indent=1))
+
+
+@pytest.fixture(scope="module")
+def scripted(tmp_path_factory: pytest.TempPathFactory, sample_pdf: Path) -> Iterator[Any]:
+    """The real facade (MiniLM, Chroma, retrieval, citation checks, chat store) with a scripted
+    engine that cites, because SmolLM2-135M does not write citation markers."""
+    from desktop_rag.bootstrap import build_context
+    from desktop_rag.services import Services
+    from desktop_rag.testing import FakeChatEngine
+
+    engine = FakeChatEngine("The main telescope was completed in 1987 [1].")
+    folder = tmp_path_factory.mktemp("gui-scripted")
+    svc = Services(build_context(str(folder), "tiny", overrides={"engine": engine}))
+    assert not svc.ingest([sample_pdf]).failed
+    yield svc
+    svc.close()
+
+
+@pytest.fixture(scope="module")
+def sample_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_pdf(tmp_path_factory.mktemp("docs") / "observatory.pdf", SAMPLE_PAGES)
+
+
+@pytest.fixture
+def window(qtbot: Any, services: Any) -> Iterator[MainWindow]:
+    win = MainWindow(services, interactive=False)
+    qtbot.addWidget(win)
+    win.show()
+    win.start()
+    yield win
+    assert win.shutdown()
+    assert not win.errors.history, win.errors.history
+
+
+def test_dropped_pdf_appears_and_becomes_searchable(qtbot, window, services, sample_pdf):
+    warm = LatencyProbe()
+    warm.start()
+    qtbot.waitUntil(lambda: not window.writer.busy, timeout=300_000)  # start-up warm-up
+    warm.stop()
+    LATENCY["warm_up_max_ms"] = round(warm.max_delay_ms, 1)
+    probe = LatencyProbe()
+    probe.start()
+    with qtbot.waitSignal(window.library.ingest_finished, timeout=300_000) as blocker:
+        drop(window, [sample_pdf])
+        qtbot.waitUntil(window.task_progress.isVisible)
+        probe.stop()  # the screenshot itself blocks the GUI thread
+        shoot(window, "10-real-ingesting")
+        probe.resume()
+    probe.stop()
+    LATENCY["ingest_max_ms"] = round(probe.max_delay_ms, 1)
+    LATENCY["ingest_p99_ms"] = round(probe.percentile(0.99), 1)
+    assert not blocker.args[0].failed
+    qtbot.waitUntil(lambda: window.library_panel.model.rowCount() == 1)
+    row = window.library_panel.model.rows()[0]
+    assert (row.title, row.status, row.pages) == ("observatory", "indexed", 2)
+    hits = services.search("telescope completed 1987").results
+    assert hits and hits[0].chunk.path == str(sample_pdf)
+    assert_responsive(probe)
+
+
+def test_bad_file_shows_its_reason(qtbot, window, tmp_path):
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.7\nthis file was cut short")
+    with qtbot.waitSignal(window.library.ingest_finished, timeout=60_000):
+        drop(window, [bad])
+    qtbot.waitUntil(lambda: any(r.failed for r in window.library_panel.model.rows()))
+    failed = next(r for r in window.library_panel.model.rows() if r.failed)
+    assert failed.path == str(bad) and failed.error
+    shown = window.library_panel.model.data(window.library_panel.model.index(
+        window.library_panel.model.rows().index(failed), 4))
+    assert shown == f"failed: {failed.error}"
+
+
+def test_question_streams_an_answer(qtbot, window, services, sample_pdf):
+    tokens: list[str] = []
+    original = window.chat_pane.append_token
+    window.chat_pane.append_token = lambda t: (tokens.append(t), original(t))  # type: ignore[method-assign]
+    probe = LatencyProbe()
+    probe.start()
+    with qtbot.waitSignal(window.chat.answered, timeout=300_000) as blocker:
+        window.chat.ask(QUESTION)
+    probe.stop()
+    LATENCY["generation_max_ms"] = round(probe.max_delay_ms, 1)
+    LATENCY["generation_p99_ms"] = round(probe.percentile(0.99), 1)
+    answer = blocker.args[0]
+    assert len(tokens) > 1 and answer.answer.strip()
+    assert "".join(tokens).strip() == answer.answer.strip()
+    assert window.sources.topLevelItemCount() == len(answer.passages) > 0
+    assert window.ttft_label.text() != "TTFT: \u2013"
+    assert "SmolLM2" in window.model_label.text()
+    assert_responsive(probe)
+    shoot(window, "11-real-answer")
+    window.sources.itemClicked.emit(window.sources.topLevelItem(0), 0)
+    qtbot.waitUntil(lambda: window.viewer.location is not None, timeout=10_000)
+    first = answer.passages[0].chunk
+    assert window.viewer.page_box.value() == first.page
+    assert_highlight_covers_line(qtbot, window, first.page)
+
+
+def test_citation_opens_the_cited_page_highlighted(qtbot, scripted, sample_pdf):
+    window = MainWindow(scripted, interactive=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.start()
+    with qtbot.waitSignal(window.chat.answered, timeout=120_000) as blocker:
+        window.chat.ask(QUESTION)
+    answer = blocker.args[0]
+    assert answer.citations, answer
+    citation = answer.citations[0]
+    assert "completed in 1987" in citation.chunk.text
+    turn = len(window.chat_pane.turns) - 1
+    assert f'href="cite:{turn}:{citation.n}"' in window.chat_pane.view.toHtml()
+    shoot(window, "12-real-answer-with-citation")
+    window.chat_pane.view.anchorClicked.emit(_url(f"cite:{turn}:{citation.n}"))
+    qtbot.waitUntil(lambda: window.viewer.location is not None, timeout=10_000)
+    assert window.viewer.location.path == str(sample_pdf)
+    assert window.viewer.page_box.value() == citation.chunk.page
+    assert_highlight_covers_line(qtbot, window, citation.chunk.page)
+    shoot(window, "13-real-viewer")
+    assert window.shutdown()
+    assert not window.errors.history
+
+
+def test_stop_stops_generation(qtbot, window, services):
+    services.ctx.settings.llm.max_tokens = 400
+    tokens: list[str] = []
+    original = window.chat_pane.append_token
+    window.chat_pane.append_token = lambda t: (tokens.append(t), original(t))  # type: ignore[method-assign]
+    window.chat.ask("Describe every instrument of the observatory in great detail.")
+    qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=300_000)
+    window.chat_pane.stop_button.click()
+    qtbot.waitUntil(lambda: not window.chat_pane.busy, timeout=10_000)
+    assert len(tokens) < 400
+    assert "Stopped." in window.chat_pane.view.toPlainText()
+
+
+def test_settings_round_trip_changes_retrieval(qtbot, window, services):
+    from desktop_rag.config import load_settings
+
+    dialog = window.open_settings()
+    dialog.top_k.setValue(2)
+    dialog.reranker.setCurrentText("none")
+    dialog.accept()
+    saved = load_settings(services.ctx.paths.settings_file)
+    assert (saved.retrieval.top_k, saved.retrieval.reranker) == (2, "none")
+    result = services.search("telescope")
+    assert len(result.results) <= 2 and result.reranker == "none"
+
+
+def assert_responsive(probe: LatencyProbe) -> None:
+    """Goal: under 100 ms. Nothing heavy runs on the GUI thread, but C code on the workers that
+    holds Python's GIL (Chroma writes, PyMuPDF, first imports) stalls it briefly, and the shared
+    2-core machine often runs at load 10+. So: 95% of ticks within the goal, and no stall near a
+    second (which a model load or an index write on the GUI thread would cause)."""
+    LATENCY["load_average_1min"] = round(os.getloadavg()[0], 1)
+    assert probe.percentile(0.95) < 100, sorted(probe.delays_ms)[-10:]
+    assert probe.max_delay_ms < 1000, probe.max_delay_ms
+
+
+def _url(text: str) -> Any:
+    from PySide6.QtCore import QUrl
+
+    return QUrl(text)
