@@ -9,10 +9,28 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.cli import main
+from desktop_rag.cli import build_parser, main
 
 HEAVY = ("torch", "chromadb", "llama_cpp", "pymupdf", "fitz", "sentence_transformers", "PySide6")
-CONTRACT_COMMANDS = ("doctor",)  # TODO(foundation): full list once every area registers
+CONTRACT_COMMANDS = ("doctor", "ingest", "list", "remove", "search", "ask", "core", "eval")
+CONTRACT_INVOCATIONS = [
+    ["--data-dir", "D", "--profile", "tiny", "doctor", "--json"],
+    ["doctor", "--check"],
+    ["ingest", "a.pdf", "b.md", "--json"],
+    ["list", "--json"],
+    ["remove", "a.pdf", "--json"],
+    ["search", "q", "--k", "3", "--mode", "bm25", "--rerank", "cross-encoder", "--json"],
+    ["search", "q", "--mode", "dense", "--rerank", "llm"],
+    ["search", "q", "--mode", "hybrid", "--rerank", "auto"],
+    ["search", "q", "--rerank", "none"],
+    ["ask", "why?", "--k", "4", "--chat", "c1", "--json"],
+    ["core", "add", "a.pdf", "b.pdf"],
+    ["core", "remove", "a.pdf"],
+    ["core", "list", "--json"],
+    ["core", "build", "--json"],
+    ["eval", "beir", "DIR", "--json"],
+    ["eval", "pdfqa", "q.jsonl", "DOCS", "--json"],
+]
 CLI = str(Path(sys.executable).parent / "desktop-rag")
 
 
@@ -37,6 +55,12 @@ def test_help_imports_no_heavy_library() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("argv", CONTRACT_INVOCATIONS, ids=" ".join)
+def test_contract_invocations_parse(argv: list[str]) -> None:
+    args = build_parser().parse_args(argv)
+    assert callable(args.func)
 
 
 @pytest.mark.parametrize(
