@@ -71,3 +71,51 @@ def test_gui_package_is_the_one_that_imports_qt() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
     )
     assert result.stdout.strip() == "blocked", result.stderr
+
+
+HEAVY = (
+    "torch", "sentence_transformers", "onnxruntime", "llama_cpp", "chromadb", "pymupdf", "fitz"
+)
+# Known exceptions to "one adapter module per heavy library" (reported to the lead; keep short).
+EXTRA_IMPORTERS = {"sentence_transformers": {"desktop_rag/retrieval/st_cross_encoder.py"}}
+
+
+def heavy_importers() -> dict[str, set[str]]:
+    import ast
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "desktop_rag"
+    users: dict[str, set[str]] = {name: set() for name in HEAVY}
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for top in {n.split(".")[0] for n in names} & set(HEAVY):
+                users[top].add(path.relative_to(package.parent).as_posix())
+    return users
+
+
+def test_each_heavy_library_has_one_adapter_module() -> None:
+    for name, modules in heavy_importers().items():
+        extra = EXTRA_IMPORTERS.get(name, set())
+        assert len(modules - extra) <= 1, f"{name} is imported by {sorted(modules)}"
+
+
+def test_heavy_adapters_import_lazily() -> None:
+    """No heavy library is imported at module level: importing the core loads none of them."""
+    code = (
+        "import importlib, pkgutil, sys, desktop_rag\n"
+        "for m in pkgutil.walk_packages(desktop_rag.__path__, 'desktop_rag.'):\n"
+        "    if not m.name.startswith('desktop_rag.gui'):\n"
+        "        importlib.import_module(m.name)\n"
+        f"print(sorted(h for h in {HEAVY!r} if h in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == "[]"
