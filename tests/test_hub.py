@@ -30,6 +30,7 @@ class HubState:
     cut_after: int | None = None  # close the connection after this many body bytes (once)
     tree_api: bool = True
     honor_range: bool = True
+    redirect: bool = False  # like the real hub: resolve answers 302 to a CDN for large files
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)
 
 
@@ -48,8 +49,12 @@ class HubHandler(http.server.BaseHTTPRequestHandler):
     def _serve(self, body: bool) -> None:
         self.state.requests.append((self.command, self.path, self.headers.get("Range")))
         prefix = f"/{REPO}/resolve/main/"
+        if self.path.startswith(prefix) and self.state.redirect:
+            return self._redirect(self.path.removeprefix(prefix))
         if self.path.startswith(prefix):
             return self._file(self.path.removeprefix(prefix), body)
+        if self.path.startswith("/cdn/"):
+            return self._file(self.path.removeprefix("/cdn/"), body, linked=False)
         if self.path.startswith(f"/api/models/{REPO}/tree/main") and self.state.tree_api:
             return self._json([self._tree_item(n) for n in self.state.files])
         if self.path.startswith(f"/api/models/{REPO}?"):
@@ -67,15 +72,29 @@ class HubHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _file(self, name: str, body: bool) -> None:
+    def _linked_headers(self, name: str) -> None:
+        data = self.state.files[name]
+        sha = self.state.announced_sha.get(name, hashlib.sha256(data).hexdigest())
+        self.send_header("X-Linked-Etag", f'"{sha}"')
+        self.send_header("X-Linked-Size", str(len(data)))
+
+    def _redirect(self, name: str) -> None:
+        self.send_response(302)
+        self._linked_headers(name)
+        self.send_header("Location", f"/cdn/{name}")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _file(self, name: str, body: bool, linked: bool = True) -> None:
         data = self.state.files[name]
         start = 0
         if self.headers.get("Range") and self.state.honor_range:
             start = int(self.headers["Range"].removeprefix("bytes=").rstrip("-"))
         self.send_response(206 if start else 200)
-        sha = self.state.announced_sha.get(name, hashlib.sha256(data).hexdigest())
-        self.send_header("X-Linked-Etag", f'"{sha}"')
-        self.send_header("X-Linked-Size", str(len(data)))
+        if linked:
+            self._linked_headers(name)
+        else:
+            self.send_header("ETag", '"cdn-etag-not-a-sha"')
         self.send_header("Content-Length", str(len(data) - start))
         if start:
             self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
@@ -148,6 +167,31 @@ def test_resume_after_connection_cut(hub: tuple[str, HubState], tmp_path: Path) 
     assert dest.read_bytes() == state.files["model.safetensors"]
     assert ("GET", f"/{REPO}/resolve/main/model.safetensors", "bytes=300000-") in state.requests
     assert not part.exists()
+
+
+def test_redirect_to_a_cdn_with_linked_headers_and_resume(
+    hub: tuple[str, HubState], tmp_path: Path
+) -> None:
+    endpoint, state = hub
+    state.redirect = True
+    state.cut_after = 5000
+    dest = tmp_path / "model.safetensors"
+    HubClient(endpoint, retries=1).download_file(REPO, RemoteFile("model.safetensors"), dest)
+    assert dest.read_bytes() == state.files["model.safetensors"]
+    assert ("GET", "/cdn/model.safetensors", "bytes=5000-") in state.requests
+
+
+def test_redirected_file_with_a_wrong_linked_hash_is_refused(
+    hub: tuple[str, HubState], tmp_path: Path
+) -> None:
+    endpoint, state = hub
+    state.redirect = True
+    state.announced_sha["model.safetensors"] = "cd" * 32
+    with pytest.raises(ModelIntegrityError):
+        HubClient(endpoint).download_file(
+            REPO, RemoteFile("model.safetensors"), tmp_path / "model.safetensors"
+        )
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_retry_resumes_within_one_call(hub: tuple[str, HubState], tmp_path: Path) -> None:
