@@ -76,7 +76,7 @@ def test_dropped_pdf_appears_and_becomes_searchable(qtbot, window, services, sam
     probe.start()
     with qtbot.waitSignal(window.library.ingest_finished, timeout=300_000) as blocker:
         drop(window, [sample_pdf])
-        qtbot.waitUntil(window.task_progress.isVisible)
+        qtbot.waitUntil(lambda: "\u00b7" in window.task_progress.label.text(), timeout=120_000)
         probe.stop()  # the screenshot itself blocks the GUI thread
         shoot(window, "10-real-ingesting")
         probe.resume()

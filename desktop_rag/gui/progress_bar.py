@@ -13,14 +13,18 @@ def describe_progress(event: ProgressEvent) -> str:
     if event.files_total:
         parts.append(f"file {min(event.files_done + 1, event.files_total)} of {event.files_total}")
     if event.pages_done:
-        parts.append(f"{event.pages_done} pages")
+        parts.append(_plural(event.pages_done, "page"))
     if event.chunks_done:
-        parts.append(f"{event.chunks_done} chunks")
+        parts.append(_plural(event.chunks_done, "chunk"))
     if event.eta_s is not None and event.eta_s >= 0:
         parts.append(f"about {format_eta(event.eta_s)} left")
     if event.message:
         parts.append(event.message)
     return " \u00b7 ".join(parts)
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def format_eta(seconds: float) -> str:

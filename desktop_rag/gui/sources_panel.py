@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QAbstractItemView, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QWidget,
+)
 
 from desktop_rag.domain import Answer, Passage
 
@@ -19,6 +25,7 @@ class SourcesPanel(QTreeWidget):
         self.setHeaderLabels(list(HEADERS))
         self.setRootIsDecorated(False)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.header().setStretchLastSection(False)
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
         self._passages: list[Passage] = []
@@ -31,6 +38,7 @@ class SourcesPanel(QTreeWidget):
             self.addTopLevelItem(_item(passage, passage.n in cited))
         for column in range(len(HEADERS)):
             self.resizeColumnToContents(column)
+        self.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
 
     def passages(self) -> list[Passage]:
         return list(self._passages)

@@ -1,0 +1,139 @@
+"""GUI building blocks: rendering, page geometry, progress text, adapters, viewer panes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gui_pdfs import SAMPLE_PAGES, make_pdf
+
+from desktop_rag.domain import DocKind, DocStatus, Document, FileOutcome, LineBox, Outcome
+from desktop_rag.gui.chat_controller import chat_pairs, turn_views
+from desktop_rag.gui.core_panel import core_view
+from desktop_rag.gui.geometry import Layout, Rect, box_to_view, fit_width_zoom, page_rects
+from desktop_rag.gui.library_model import merge_rows
+from desktop_rag.gui.progress_bar import describe_progress, format_eta, fraction
+from desktop_rag.gui.render import (
+    TurnView,
+    answer_html,
+    cited_numbers,
+    link_citations,
+    parse_cite_link,
+)
+from desktop_rag.gui.settings_dialog import engine_changed
+from desktop_rag.progress import ProgressEvent
+
+
+def test_citation_markers_become_links() -> None:
+    body = link_citations("<p>Built in 1987 [2] and moved [1, 3].</p>", turn=4)
+    assert '[<a href="cite:4:2">2</a>]' in body
+    assert '[<a href="cite:4:1">1</a>, <a href="cite:4:3">3</a>]' in body
+    assert parse_cite_link("cite:4:3") == (4, 3)
+    assert parse_cite_link("https://example.org") is None
+    assert cited_numbers("a [2] b [1, 2] c [3]") == (2, 1, 3)
+
+
+def test_answer_markdown_is_rendered_without_raw_html() -> None:
+    html = answer_html(TurnView("q", "**Bold** <script>x</script> [1]"))
+    assert "<strong>Bold</strong>" in html
+    assert "<script>" not in html
+    assert 'href="cite:0:1"' in html
+
+
+def test_unsupported_sentences_and_refusals_are_marked() -> None:
+    html = answer_html(TurnView("q", "Fine [1]. Made up claim.", unsupported=("Made up claim.",)))
+    assert 'title="Not supported by the cited sources">Made up claim.</span>' in html
+    assert "1 sentence not supported" in html
+    refused = answer_html(TurnView("q", "The documents do not say.", refused=True))
+    assert "Not answered from your documents" in refused
+
+
+def test_streaming_text_is_escaped_plain_text() -> None:
+    html = answer_html(TurnView("q", "a <b> **c**", streaming=True))
+    assert "&lt;b&gt;" in html and "**c**" in html
+
+
+def test_page_layout_matches_qpdfview_rules() -> None:
+    layout = Layout(margins=(6, 6, 6, 6), spacing=3, resolution=96 / 72, zoom=1.0)
+    rects = page_rects([(595, 842), (595, 842)], layout, viewport_width=1000)
+    assert rects[0] == Rect((1000 - 793) // 2, 6, 793, 1123)
+    assert rects[1].y == 6 + 1123 + 3
+    box = box_to_view((72, 90, 300, 105), rects[1], (595, 842))
+    assert box.x == pytest.approx(rects[1].x + 72 * 793 / 595)
+    assert box.y == pytest.approx(rects[1].y + 90 * 1123 / 842)  # no y flip: both top-left
+    assert box.h == pytest.approx(15 * 1123 / 842)
+    assert fit_width_zoom(595, 805, layout) == pytest.approx(793 / (595 * 96 / 72))
+
+
+def test_progress_text_and_fraction() -> None:
+    event = ProgressEvent("embed", 5, 10, files_done=1, files_total=4, pages_done=1, eta_s=75)
+    expected = "Embed \u00b7 file 2 of 4 \u00b7 1 page \u00b7 about 1 min 15 s left"
+    assert describe_progress(event) == expected
+    assert fraction(event) == (150, 400)
+    assert format_eta(3700) == "1 h 01 min"
+
+
+def test_library_rows_merge_failures_not_in_catalog() -> None:
+    doc = Document("d1", "/a.pdf", "A", DocKind.PDF, "s", 1, 0.0, 2, 5, DocStatus.INDEXED)
+    failures = [FileOutcome("/a.pdf", Outcome.FAILED, "old"),
+                FileOutcome("/bad.pdf", Outcome.FAILED, "damaged")]
+    rows = merge_rows([doc], failures)
+    assert [(r.title, r.status, r.error) for r in rows] == [
+        ("A", "indexed", None), ("bad.pdf", "failed", "damaged")]
+
+
+def test_adapters_read_the_facade_records() -> None:
+    from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
+    from desktop_rag.services.core import CoreDoc, CoreStatus
+
+    status = CoreStatus((CoreDoc("d", "/a.pdf", "A", 120),), 120, 5000, "stale")
+    assert core_view(status).docs == (("A", 120),)
+    assert (core_view(status).total, core_view(status).budget, core_view(status).state) == (
+        120, 5000, "stale")
+    summary = ChatSummary("c1", "First", "t", "t", 2)
+    assert chat_pairs([summary]) == [("c1", "First")]
+    turns = [ChatTurn("user", "Q?", "t"), ChatTurn("assistant", "No idea.", "t", refused=True)]
+    assert turn_views(turns) == [TurnView("Q?", "No idea.", refused=True)]
+
+
+def test_engine_reload_only_for_model_settings() -> None:
+    from desktop_rag.config import Settings
+
+    old, new = Settings(), Settings()
+    new.retrieval.top_k = 3
+    assert not engine_changed(old, new)
+    new.llm.context_size = 4096
+    assert engine_changed(old, new)
+
+
+@pytest.mark.gui
+def test_note_is_shown_with_its_span_highlighted(qtbot, tmp_path: Path) -> None:
+    from desktop_rag.gui.viewer import Location, ViewerPanel
+
+    text = "# Title\n\n" + "filler line\n" * 80 + "The cited passage is here.\n" + "tail\n" * 40
+    start = text.index("The cited")
+    panel = ViewerPanel()
+    qtbot.addWidget(panel)
+    panel.resize(500, 400)
+    panel.show()
+    panel.open_location(Location("note", str(tmp_path / "n.md"), text=text,
+                                 span=(start, start + len("The cited passage is here."))))
+    assert panel.note.highlighted_text() == "The cited passage is here."
+    assert panel.note.verticalScrollBar().value() > 0  # scrolled down to the span
+    assert panel.find_text("tail") and panel.note.textCursor().selectedText() == "tail"
+
+
+@pytest.mark.gui
+def test_pdf_find_moves_to_the_match(qtbot, tmp_path: Path) -> None:
+    from desktop_rag.gui.viewer import Location, ViewerPanel
+
+    pdf = make_pdf(tmp_path / "s.pdf", SAMPLE_PAGES)
+    panel = ViewerPanel()
+    qtbot.addWidget(panel)
+    panel.resize(600, 500)
+    panel.show()
+    panel.open_location(Location("s", str(pdf), 1, (LineBox(1, 72, 78, 300, 93),)))
+    top = panel.pdf.verticalScrollBar().value()
+    qtbot.waitUntil(lambda: panel.find_text("spectrograph"), timeout=5000)
+    assert panel.pdf.verticalScrollBar().value() > top  # page 2 is further down
+    assert not panel.find_text("no such words anywhere")
