@@ -8,6 +8,7 @@ PDF points (top-left origin), so a chunk knows its page, character span and line
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,13 @@ TEXT_SUFFIXES = frozenset({".txt", ".text", ".rst", ".org", ".csv", ".log"})
 SUPPORTED = PDF_SUFFIXES | PAGED_SUFFIXES | MARKDOWN_SUFFIXES | TEXT_SUFFIXES
 SCANNED = "no extractable text: looks scanned; OCR is not available"
 REPAIRED = "the file is damaged (truncated or corrupt) and was repaired; some text may be missing"
+MARKUP_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".fb2"})
+MAX_MARKUP_DEPTH = 4000  # MuPDF refuses deeper nesting anyway, after time quadratic in depth
+_TAG = re.compile(rb"<(/?)([A-Za-z][\w:.-]*)[^<>]*?(/?)>")
+_NOT_NESTING = frozenset(
+    b"area base br col embed hr img input link meta source track wbr p li dt dd tr td th option"
+    b" colgroup tbody thead tfoot rb rt rp optgroup".split()
+)
 
 
 def kind_of(path: Path) -> DocKind | None:
@@ -67,7 +75,26 @@ def _open(path: Path) -> Any:
         ) from exc
 
 
+def markup_depth(data: bytes) -> int:
+    """How deep the elements of an HTML/XML file nest (void and auto-closed tags not counted)."""
+    depth = deepest = 0
+    for match in _TAG.finditer(data):
+        closing, name, empty = match.groups()
+        if empty or name.lower() in _NOT_NESTING:
+            continue
+        depth = max(0, depth - 1) if closing else depth + 1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _check_markup(path: Path) -> None:
+    suffix = path.suffix.lower()
+    if suffix in MARKUP_SUFFIXES and markup_depth(path.read_bytes()) > MAX_MARKUP_DEPTH:
+        raise LoadError(f"cannot open: elements nested more than {MAX_MARKUP_DEPTH} deep")
+
+
 def _load_paged(path: Path, kind: DocKind) -> LoadedDocument:
+    _check_markup(path)
     doc = _open(path)
     try:
         if doc.needs_pass:
