@@ -56,7 +56,8 @@ class LoadedDocument:
 def decode_text(data: bytes) -> tuple[str, str | None]:
     """Text of a file and a note when it was not UTF-8; LoadError for binary data."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16"), "decoded as UTF-16"
+        text = data.decode("utf-16", errors="replace")  # odd length, lone surrogates
+        return text, "decoded as UTF-16"
     if b"\x00" in data[:65536]:
         raise LoadError("binary data, not text (contains NUL bytes)")
     try:
