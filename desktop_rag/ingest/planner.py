@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,10 +69,15 @@ class Planner:
 
     def _classify(self, path: Path) -> FileOutcome | None:
         name = str(path)
+        if not _is_utf8(name):  # the catalog stores UTF-8 text; such a name cannot be kept
+            shown = os.fsencode(name).decode("utf-8", "backslashreplace")
+            return FileOutcome(shown, Outcome.FAILED, "file name is not valid UTF-8; rename it")
         if kind_of(path) is None:
             return FileOutcome(name, Outcome.SKIPPED, f"unsupported file type '{path.suffix}'")
         try:
             st = path.stat()
+            if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
+                return FileOutcome(name, Outcome.SKIPPED, "not a regular file")
             if st.st_size == 0:
                 return FileOutcome(name, Outcome.SKIPPED, "empty file (0 bytes)")
             current = self._indexed_at(name)
@@ -115,6 +121,14 @@ class Planner:
     def _at(self, path: str, status: DocStatus) -> Document | None:
         docs = [d for d in self.catalog.documents_at(path) if d.status is status]
         return docs[0] if docs else None
+
+
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _unchanged(doc: Document) -> FileOutcome:
