@@ -17,6 +17,7 @@ from desktop_rag.bootstrap import build_context
 from desktop_rag.cli import main
 from desktop_rag.config import Settings
 from desktop_rag.domain import DocStatus, Outcome
+from desktop_rag.progress import CancelToken, ProgressEvent
 from desktop_rag.protocols import Embedder
 from desktop_rag.services import Services
 from desktop_rag.testing import HashEmbedder, WordTokenCounter
@@ -32,7 +33,9 @@ def real_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
     from desktop_rag.retrieval.embedder import load_embedder
 
     paths = resolve_paths(tmp_path_factory.mktemp("embedder")).ensure()
-    return load_embedder(ModelRegistry(paths, Settings()), Settings())
+    embedder = load_embedder(ModelRegistry(paths, Settings()), Settings())
+    embedder.embed_documents(["warm up"])  # the first forward pass is slow (one-time set-up)
+    return embedder
 
 
 @pytest.fixture
@@ -87,6 +90,32 @@ def test_second_ingest_embeds_nothing_and_stores_agree(
     report = real_services.check_consistency()
     assert report["consistent"], report
     assert report["vectors"] == report["indexed_chunks"] == report["sparse_rows"]
+
+
+def test_cancel_stops_a_real_ingestion_quickly(real_services: Services, folder: Path) -> None:
+    import threading
+    import time
+
+    for i in range(4):
+        make_pdf(folder / f"long{i}.pdf", pages=8, known_page=1, filler_repeats=40 + i)
+    token = CancelToken()
+    cancelled_at: list[float] = []
+
+    def on_progress(event: ProgressEvent) -> None:
+        if event.stage == "embed" and not cancelled_at:
+            threading.Timer(0.3, lambda: (cancelled_at.append(time.perf_counter()),
+                                          token.cancel())).start()
+
+    began = time.perf_counter()
+    real_services.ctx.embedder.embed_documents(["One sentence to time a call on this machine."])
+    one_call = time.perf_counter() - began  # about 0.02 s when the machine is quiet
+    report = real_services.ingest([folder], progress=on_progress, cancel=token)
+    stopped = time.perf_counter() - cancelled_at[0]
+    # Within a second on a quiet machine: batches are sized to take ~0.4 s. A loaded machine
+    # gets the slack of a few embedder calls.
+    assert stopped < 1.0 + 3 * one_call, (stopped, one_call)
+    assert report.count(Outcome.CANCELLED) >= 1
+    assert real_services.check_consistency()["consistent"]
 
 
 def _kill_child_during_ingest(data_dir: Path, folder: Path, after_files: int) -> None:

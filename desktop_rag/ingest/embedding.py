@@ -14,7 +14,8 @@ from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import Embedder, Vector, VectorIndex
 from desktop_rag.store.catalog import Catalog, text_sha
 
-BATCH = 32
+BATCH = 32  # the most texts per embedder call
+BATCH_SECONDS = 0.4  # batches are sized to take about this long, so a cancel is seen quickly
 MAX_DONORS = 3
 
 
@@ -79,6 +80,25 @@ class GuardedEmbedder:
             return self.inner.count_word_pieces(texts)
 
 
+class BatchSizer:
+    """Picks batch sizes from the measured speed (characters per second) so that one batch
+    takes about BATCH_SECONDS: big batches on a fast machine, small ones on a slow or busy one."""
+
+    def __init__(self) -> None:
+        self.chars_per_s = 0.0
+
+    def size(self, text_chars: int) -> int:
+        if self.chars_per_s <= 0:
+            return 4  # first batch: small, to measure
+        fit = int(self.chars_per_s * BATCH_SECONDS / max(text_chars, 1))
+        return max(1, min(BATCH, fit))
+
+    def observe(self, chars: int, seconds: float) -> None:
+        if seconds > 0:
+            rate = chars / seconds
+            self.chars_per_s = rate if self.chars_per_s <= 0 else 0.5 * (self.chars_per_s + rate)
+
+
 def _reusable(catalog: Catalog, vectors: VectorIndex, shas: list[str]) -> dict[str, Vector]:
     donors = catalog.chunk_ids_with_text(shas)
     wanted = [cid for ids in donors.values() for cid in ids[:MAX_DONORS]]
@@ -110,13 +130,18 @@ def embed_chunks(
     stats.reused += sum(1 for s in shas if s in known)
     todo = {s: c.text for s, c in zip(shas, chunks, strict=True) if s not in known}
     order = sorted(todo, key=lambda s: len(todo[s]))
-    for start in range(0, len(order), BATCH):
+    sizer = BatchSizer()
+    start = 0
+    while start < len(order):
         if cancel is not None:
             cancel.raise_if_cancelled()
-        part = order[start : start + BATCH]
+        part = order[start : start + sizer.size(len(todo[order[start]]))]
+        start += len(part)
         began = time.perf_counter()
         got = embedder.embed_documents([todo[s] for s in part])
-        stats.embed_seconds += time.perf_counter() - began
+        elapsed = time.perf_counter() - began
+        sizer.observe(sum(len(todo[s]) for s in part), elapsed)
+        stats.embed_seconds += elapsed
         stats.embedded_texts += len(part)
         known.update(zip(part, np.asarray(got, dtype=np.float32), strict=True))
         if on_batch is not None:
