@@ -195,3 +195,55 @@ def _url(text: str) -> Any:
     from PySide6.QtCore import QUrl
 
     return QUrl(text)
+
+
+def _scripted_window(qtbot: Any, services: Any) -> MainWindow:
+    window = MainWindow(services, interactive=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.start()
+    return window
+
+
+def test_new_note_is_indexed_and_opens_at_its_span(qtbot, scripted):
+    window = _scripted_window(qtbot, scripted)
+    with qtbot.waitSignal(window.library.ingest_finished, timeout=120_000) as blocker:
+        window.library.save_note("Field notes", "# Field notes\n\nThe comet was seen on 3 March.\n")
+    assert not blocker.args[0].failed
+    qtbot.waitUntil(lambda: any(r.kind == "markdown" for r in window.library_panel.model.rows()))
+    note = next(r for r in window.library_panel.model.rows() if r.kind == "markdown")
+    chunk = next(c for c in scripted.document_chunks(note.doc_id) if "comet" in c.text)
+    window.open_chunk(chunk)
+    qtbot.waitUntil(lambda: window.viewer.location is not None, timeout=10_000)
+    assert "The comet was seen on 3 March." in window.viewer.note.highlighted_text()
+    assert window.shutdown()
+    assert not window.errors.history
+
+
+def test_pinning_a_document_shows_it_in_the_core(qtbot, scripted, sample_pdf):
+    window = _scripted_window(qtbot, scripted)
+    qtbot.waitUntil(lambda: window.library_panel.model.rowCount() >= 1)
+    window.set_core([str(sample_pdf)], True)
+    qtbot.waitUntil(lambda: window.core_panel.docs.count() == 1, timeout=30_000)
+    assert "observatory" in window.core_panel.docs.item(0).text()
+    assert window.core_panel.usage.value() > 0
+    assert window.core_panel.rebuild_button.isEnabled()
+    qtbot.waitUntil(lambda: any(r.is_core for r in window.library_panel.model.rows()))
+    window.set_core([str(sample_pdf)], False)
+    qtbot.waitUntil(lambda: window.core_panel.docs.count() == 0, timeout=30_000)
+    assert window.shutdown()
+    assert not window.errors.history
+
+
+def test_smoke_test_command(tmp_path):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop_rag.gui.app", "--smoke-test", "--data-dir", str(tmp_path)],
+        env=env, capture_output=True, text=True, timeout=900, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "smoke test passed" in done.stderr
+    assert (tmp_path / "smoke-test.png").stat().st_size > 10_000
