@@ -266,3 +266,12 @@ def test_closing_cancels_running_work(qtbot, fake, tmp_path) -> None:
     qtbot.waitUntil(lambda: "word" in win.chat_pane.view.toPlainText())
     win.close()
     assert not win.llm._thread.isRunning()
+
+
+def test_model_settings_reload_the_engine(qtbot, window, fake) -> None:
+    assert fake.ctx.loaded("engine")
+    dialog = window.open_settings()
+    dialog.context_size.setValue(2048)
+    dialog.accept()
+    qtbot.waitUntil(lambda: not fake.ctx.loaded("engine"))  # dropped on the LLM thread
+    assert fake.ctx.settings.llm.context_size == 2048
