@@ -99,7 +99,10 @@ class EvalService:
         progress: ProgressCallback = no_progress,
         rerankers: Sequence[str] | None = None,
         workdir: Path | None = None,
+        keep_runs: bool = False,
     ) -> dict[str, Any]:
+        """nDCG@10, Recall@100, MRR@10 and latency of every mode (and re-ranker) on a BEIR
+        folder; with `keep_runs`, the ranked document ids per mode and query too."""
         from desktop_rag.retrieval import beir, beir_eval
         from desktop_rag.retrieval.hybrid import HybridRetriever
         from desktop_rag.services.search import hybrid_config
@@ -139,7 +142,7 @@ class EvalService:
             "rerankers": sorted(chosen),
             "rerank_candidates": self.ctx.settings.retrieval.rerank_candidates,
             "metrics": beir_eval.evaluate_runs(runs, data),
-        }
+        } | ({"runs": runs.runs} if keep_runs else {})
 
     def eval_pdfqa(
         self,
