@@ -104,6 +104,16 @@ def test_scanned_pdf_has_no_segments_and_says_ocr_is_unavailable(tmp_path: Path)
     assert loaded.empty_reason == SCANNED and not loaded.empty_is_skip
 
 
+def test_html_is_paged_through_pymupdf(tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_text("<html><head><title>Ocelots</title></head><body><h1>Cats</h1>"
+                    "<p>The ocelot paragraph lives in HTML.</p></body></html>")
+    loaded = load(path)
+    assert (loaded.kind, loaded.title) == (DocKind.OTHER, "Ocelots")
+    texts = [s.text for s in loaded.segments]
+    assert "The ocelot paragraph lives in HTML." in texts
+
+
 def test_unsupported_extension_is_a_skip(tmp_path: Path) -> None:
     with pytest.raises(LoadError) as info:
         load(_write(tmp_path / "photo.png", b"\x89PNG"))

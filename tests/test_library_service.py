@@ -192,6 +192,13 @@ def test_a_2000_page_pdf_is_read_page_by_page(services: Services, tmp_path: Path
     assert {p for c in chunks for p in c.pages} == set(range(1, 2001))
 
 
+def test_symlink_loops_are_followed_once(services: Services, folder: Path) -> None:
+    (folder / "vault" / "loop").symlink_to(folder, target_is_directory=True)
+    report = services.ingest([folder])
+    assert len(report.outcomes) == 2
+    assert outcomes(report) == {"report.pdf": "indexed", "garden.md": "indexed"}
+
+
 def test_progress_reports_files_pages_and_chunks(services: Services, folder: Path) -> None:
     events: list[ProgressEvent] = []
     services.ingest([folder], progress=events.append)
