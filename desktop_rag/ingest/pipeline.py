@@ -1,7 +1,8 @@
 """Ingestion: scan, plan, then extraction (a producer thread) overlapped with embedding.
 
-The producer opens and chunks one file at a time into a small bounded queue, so memory stays
-bounded; the calling thread embeds, writes and reports. Cancellation is checked between pages,
+The producer opens and extracts one file at a time (PyMuPDF, page by page) into a small bounded
+queue, so memory stays bounded; the calling thread chunks (the embedder's tokenizer is not
+shared between threads), embeds, writes and reports. Cancellation is checked between pages,
 files and embedding batches; a document cut short is rolled back, so the library stays consistent.
 """
 
@@ -24,7 +25,7 @@ from desktop_rag.ingest.chunker import ChunkDraft, Chunker
 from desktop_rag.ingest.embedding import EmbedStats, GuardedEmbedder
 from desktop_rag.ingest.planner import Job, Planner
 from desktop_rag.ingest.scan import scan
-from desktop_rag.ingest.segments import LoadedDocument, LoadError
+from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
 from desktop_rag.ingest.writer import DocumentWriter
 from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.protocols import Embedder, TokenCounter, VectorIndex
@@ -32,15 +33,20 @@ from desktop_rag.store.catalog import Catalog
 
 log = logging.getLogger(__name__)
 QUEUE_SIZE = 4
-GROUP_CHUNKS = 256
+GROUP_CHARS = 200_000  # about 250 chunks
 
 
 @dataclass(slots=True)
 class Extracted:
     job: Job
     loaded: LoadedDocument | None = None
+    segments: list[Segment] = field(default_factory=list)
     drafts: list[ChunkDraft] = field(default_factory=list)
     error: LoadError | None = None
+
+    @property
+    def chars(self) -> int:
+        return sum(len(s.text) for s in self.segments)
 
 
 @dataclass(slots=True)
@@ -105,7 +111,6 @@ class Ingestor:
     def _extract_and_embed(self, jobs: list[Job]) -> list[FileOutcome]:
         if not jobs:
             return []
-        self.chunker  # noqa: B018 - built here, not in the extraction thread
         self.totals.files_total = len(jobs)
         self.totals.bytes_total = sum(j.size for j in jobs)
         items: queue.Queue[Extracted | None] = queue.Queue(QUEUE_SIZE)
@@ -149,12 +154,12 @@ class Ingestor:
     def _extract(self, job: Job) -> Extracted:
         try:
             loaded = _load(job.path)
-            drafts = []
-            for draft in self.chunker.chunk(loaded.segments):
+            segments = []
+            for segment in loaded.segments:
                 if self._stopping():
                     return Extracted(job, error=LoadError("cancelled"))
-                drafts.append(draft)
-            return Extracted(job, loaded, drafts)
+                segments.append(segment)
+            return Extracted(job, loaded, segments)
         except LoadError as exc:
             return Extracted(job, error=exc)
         except Exception as exc:  # a loader bug must cost one file, not the run
@@ -167,6 +172,8 @@ class Ingestor:
             if self.cancel.cancelled:
                 raise CancelledError()
             self._emit("embed", message=str(group[0].job.path))
+            for item in group:
+                item.drafts, item.segments = list(self.chunker.chunk(item.segments)), []
             outcomes = self.writer.write_group(group)
         except CancelledError:
             outcomes = [FileOutcome(str(i.job.path), Outcome.CANCELLED, "cancelled") for i in group]
@@ -187,13 +194,13 @@ class Ingestor:
 
 
 def _take_group(items: queue.Queue[Extracted | None]) -> list[Extracted]:
-    """The next extracted document plus any others already waiting (up to GROUP_CHUNKS chunks);
+    """The next extracted document plus any others already waiting (up to GROUP_CHARS);
     empty at the end. The end marker is put back for the next call."""
     first = items.get()
     if first is None:
         return []
     group = [first]
-    while sum(len(i.drafts) for i in group) < GROUP_CHUNKS:
+    while sum(i.chars for i in group) < GROUP_CHARS:
         try:
             item = items.get_nowait()
         except queue.Empty:
