@@ -63,6 +63,33 @@ def test_ingest_then_ingest_again_changes_nothing(services: Services, folder: Pa
     assert report["consistent"], report
 
 
+def test_reingesting_unchanged_files_loads_no_model_and_opens_no_vector_store(
+    data_dir: Path, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import desktop_rag.retrieval.embedder as embedder_module
+    import desktop_rag.store.vectors as vectors_module
+    from desktop_rag.bootstrap import build_context
+    from desktop_rag.config import Settings
+    from desktop_rag.testing import InMemoryVectorIndex, WordTokenCounter
+
+    opened: list[str] = []
+    index = InMemoryVectorIndex()
+    monkeypatch.setattr(embedder_module, "load_embedder",
+                        lambda *_: opened.append("embedder") or HashEmbedder())
+    monkeypatch.setattr(vectors_module, "open_vector_index",
+                        lambda *_: opened.append("vectors") or index)
+
+    def fresh() -> Services:
+        overrides = {"token_counter": WordTokenCounter()}
+        return Services(build_context(str(data_dir), settings=Settings(), overrides=overrides))
+
+    fresh().ingest([folder])
+    assert sorted(opened) == ["embedder", "vectors"]
+    report = fresh().ingest([folder])
+    assert {o.outcome for o in report.outcomes} == {Outcome.UNCHANGED}
+    assert sorted(opened) == ["embedder", "vectors"]
+
+
 def test_known_sentence_is_found_with_its_page(services: Services, folder: Path) -> None:
     services.ingest([folder])
     hits = services.ctx.sparse.search("purple giraffe launch code", 3)

@@ -37,11 +37,13 @@ class LibraryService:
         cancel: CancelToken | None = None,
     ) -> IngestReport:
         from desktop_rag.ingest.pipeline import Ingestor
+        from desktop_rag.store.lazy import LazyVectorIndex
 
         with self.writer_lock:
             ctx = self.ctx
+            vectors = LazyVectorIndex(lambda: ctx.vectors)  # unchanged files never open Chroma
             ingestor = Ingestor(
-                ctx.catalog, ctx.vectors, lambda: ctx.embedder, lambda: ctx.token_counter,
+                ctx.catalog, vectors, lambda: ctx.embedder, lambda: ctx.token_counter,
                 progress, cancel,
             )
             return ingestor.run(paths)

@@ -1,0 +1,49 @@
+"""A VectorIndex that opens the real one on first use, so work that never touches vectors
+(re-ingesting an unchanged folder, listing) does not pay for starting Chroma."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Collection, Sequence
+
+from desktop_rag.protocols import Vector, VectorIndex
+
+
+class LazyVectorIndex:
+    def __init__(self, factory: Callable[[], VectorIndex]) -> None:
+        self._factory = factory
+        self._index: VectorIndex | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def index(self) -> VectorIndex:
+        with self._lock:
+            if self._index is None:
+                self._index = self._factory()
+            return self._index
+
+    @property
+    def opened(self) -> bool:
+        return self._index is not None
+
+    def upsert(self, ids: Sequence[str], embeddings: Vector, doc_ids: Sequence[str]) -> None:
+        if ids:
+            self.index.upsert(ids, embeddings, doc_ids)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        if ids:
+            self.index.delete(ids)
+
+    def query(
+        self, embedding: Vector, k: int, exclude_doc_ids: Collection[str] = ()
+    ) -> list[tuple[str, float]]:
+        return self.index.query(embedding, k, exclude_doc_ids)
+
+    def get_embeddings(self, ids: Sequence[str]) -> dict[str, Vector]:
+        return self.index.get_embeddings(ids) if ids else {}
+
+    def all_ids(self) -> set[str]:
+        return self.index.all_ids()
+
+    def count(self) -> int:
+        return self.index.count()
