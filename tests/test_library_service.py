@@ -132,6 +132,20 @@ def test_renamed_file_is_moved_without_embedding(services: Services, folder: Pat
     assert embedder(services).embedded_texts == before
     hit = services.ctx.sparse.search("giraffe", 1)[0][0]
     assert services.ctx.catalog.get_chunks([hit])[hit].path == str(folder / "renamed.pdf")
+    assert services.check_consistency()["consistent"]
+
+
+def test_a_note_named_after_its_file_gets_its_new_name_when_moved(
+    services: Services, tmp_path: Path
+) -> None:
+    old = write_note(tmp_path / "old name.md", "Wombats dig burrows.")
+    services.ingest([old])
+    old.rename(tmp_path / "wombat facts.md")
+    (outcome,) = services.ingest([tmp_path / "wombat facts.md"]).outcomes
+    assert outcome.outcome is Outcome.MOVED
+    (doc,) = services.list_documents()
+    assert doc.title == "wombat facts"
+    assert services.ctx.sparse.search("facts", 1)  # the title column is searchable
 
 
 def test_vanished_file_is_removed_when_its_folder_is_ingested_again(

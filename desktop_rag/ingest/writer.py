@@ -123,9 +123,12 @@ class DocumentWriter:
         outcomes = []
         for move in moves:
             old = move.doc.path
-            superseded = self.catalog.move(move.doc.doc_id, str(move.path), move.size, move.mtime)
+            title = move.path.stem if move.doc.title == Path(old).stem else None
+            superseded = self.catalog.move(
+                move.doc.doc_id, str(move.path), move.size, move.mtime, title
+            )
             recovery.remove_documents(self.catalog, self.vectors, superseded)
-            doc = replace(move.doc, path=str(move.path))
+            doc = replace(move.doc, path=str(move.path), title=title or move.doc.title)
             outcomes.append(FileOutcome(
                 doc.path, Outcome.MOVED, f"moved from {old}", doc.doc_id, doc.pages, doc.chunks
             ))

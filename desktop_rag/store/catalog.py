@@ -196,13 +196,23 @@ class Catalog:
                 schema.document_params(failed),
             )
 
-    def move(self, doc_id: str, path: str, size: int, mtime: float) -> list[str]:
-        """A known document found at a new path; returns superseded documents (now removing)."""
+    def move(
+        self, doc_id: str, path: str, size: int, mtime: float, title: str | None = None
+    ) -> list[str]:
+        """A known document found at a new path (and maybe a new title, when it was named after
+        its file); returns superseded documents (now removing)."""
         with self._tx() as conn:
             conn.execute(
-                "UPDATE documents SET path = ?, size = ?, mtime = ? WHERE doc_id = ?",
-                (path, size, mtime, doc_id),
+                "UPDATE documents SET path = ?, size = ?, mtime = ?, title = COALESCE(?, title)"
+                " WHERE doc_id = ?",
+                (path, size, mtime, title, doc_id),
             )
+            if title is not None:
+                conn.execute(
+                    "UPDATE chunks_fts SET title = ? WHERE rowid IN"
+                    " (SELECT id FROM chunks WHERE doc_id = ?)",
+                    (title, doc_id),
+                )
             return _supersede(conn, doc_id)
 
     def touch(self, doc_id: str, size: int, mtime: float) -> None:
