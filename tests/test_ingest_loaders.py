@@ -67,6 +67,14 @@ def test_markdown_code_fences_keep_hashes_and_blank_lines(tmp_path: Path) -> Non
     assert "# not a heading" in segments[1].text and "still code" in segments[1].text
 
 
+def test_markdown_links_read_as_their_words(tmp_path: Path) -> None:
+    path = tmp_path / "links.md"
+    path.write_text("See [[Other Note]], [[Target#Part|the alias]] and [docs](https://x.org/a).\n"
+                    "\n![](picture.png)\n")
+    (segment,) = load_markdown(path).segments
+    assert segment.text == "See Other Note, the alias and docs."
+
+
 def test_text_decoding_falls_back_and_says_so() -> None:
     assert decode_text("héllo".encode()) == ("héllo", None)
     fallback = ("héllo", "not valid UTF-8; read as Windows-1252")

@@ -16,6 +16,8 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _FRONT_TITLE = re.compile(r"^title:\s*(.+?)\s*$", re.MULTILINE)
+_WIKILINK = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
+_MDLINK = re.compile(r"!?\[([^\[\]]*)\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
 _PARAGRAPH = re.compile(r"\S(?:.*?\S)??(?=\s*\n\s*\n|\s*\Z)", re.DOTALL)
 
 
@@ -73,6 +75,12 @@ def markdown_segments(text: str, start: int = 0) -> Iterator[Segment]:
     yield from _flush(block, path)
 
 
+def link_text(text: str) -> str:
+    """Links read as their words: [[note|alias]] -> alias, [[note]] -> note, [t](url) -> t."""
+    text = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+    return _MDLINK.sub(lambda m: m.group(1), text)
+
+
 def _lines(text: str, start: int) -> Iterator[tuple[int, str]]:
     pos = start
     for line in text[start:].splitlines(keepends=True):
@@ -83,7 +91,7 @@ def _lines(text: str, start: int) -> Iterator[tuple[int, str]]:
 def _flush(block: list[tuple[int, str]], path: tuple[str, ...]) -> Iterator[Segment]:
     if not block:
         return
-    body = " ".join(" ".join(line.split()) for _, line in block).strip()
+    body = link_text(" ".join(" ".join(line.split()) for _, line in block)).strip()
     if body:
         first, (last_pos, last) = block[0][0], block[-1]
         yield Segment(body, None, first, last_pos + len(last), heading_path=path)
