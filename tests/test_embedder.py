@@ -1,4 +1,4 @@
-"""The real embedder (the packaged all-MiniLM-L6-v2) and its fast helpers."""
+"""The torch embedder (the packaged all-MiniLM-L6-v2) and the backend choice."""
 
 from __future__ import annotations
 
@@ -8,23 +8,27 @@ import numpy as np
 import pytest
 
 from desktop_rag.config import Settings
+from desktop_rag.models import ModelRegistry
 from desktop_rag.paths import AppPaths
 from desktop_rag.protocols import Embedder
-from desktop_rag.retrieval.embedder import load_embedder, model_name
+from desktop_rag.retrieval.embedder import TorchEmbedder, load_embedder, model_name, native_bf16
+from tests.embedder_shared import torch_fp32
 
-
-def _registry(tmp: Path, settings: Settings):  # type: ignore[no-untyped-def]
-    from desktop_rag.models import ModelRegistry
-
-    paths = AppPaths(tmp / "c", tmp / "d", tmp / "k", tmp / "m").ensure()
-    return ModelRegistry(paths, settings)
+PASSAGES = [
+    "Aspirin lowers the risk of a second heart attack in patients with coronary disease.",
+    "The treaty was signed in 1648 and ended thirty years of war in central Europe. " * 8,
+    "x",
+]
 
 
 @pytest.fixture(scope="session")
-def torch_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
-    settings = Settings()
-    settings.models.embedder_backend = "torch"
-    return load_embedder(_registry(tmp_path_factory.mktemp("emb"), settings), settings)
+def torch_embedder() -> Embedder:
+    return torch_fp32()
+
+
+def _registry(tmp: Path, settings: Settings) -> ModelRegistry:
+    paths = AppPaths(tmp / "c", tmp / "d", tmp / "k", tmp / "m").ensure()
+    return ModelRegistry(paths, settings)
 
 
 def test_model_name_of_packaged_and_user_folders() -> None:
@@ -37,7 +41,7 @@ def test_torch_embeddings_are_normalised_float32(torch_embedder: Embedder) -> No
     assert vectors.shape == (2, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert torch_embedder.embed_documents([]).shape == (0, 384)
-    assert "torch" in torch_embedder.name and "minilm" in torch_embedder.name
+    assert torch_embedder.name == "all-minilm-l6-v2 (torch)"
 
 
 def test_paraphrase_is_closer_than_unrelated(torch_embedder: Embedder) -> None:
@@ -49,8 +53,41 @@ def test_paraphrase_is_closer_than_unrelated(torch_embedder: Embedder) -> None:
     assert scores[0] > scores[1] + 0.2
 
 
-def test_count_word_pieces_has_no_special_tokens(torch_embedder: Embedder) -> None:
+def test_count_word_pieces_has_no_special_tokens_and_no_limit(torch_embedder: Embedder) -> None:
     assert torch_embedder.count_word_pieces(["hello world", ""]) == [2, 0]
-    long_text = "word " * 1000
-    assert torch_embedder.count_word_pieces([long_text]) == [1000]  # never truncated
+    assert torch_embedder.count_word_pieces(["unaffable"]) == [3]  # un ##aff ##able
+    assert torch_embedder.count_word_pieces(["word " * 1000]) == [1000]  # never truncated
+    assert torch_embedder.count_word_pieces([]) == []
     assert torch_embedder.max_word_pieces == 256
+
+
+def test_query_and_document_embeddings_share_one_space(torch_embedder: Embedder) -> None:
+    docs = torch_embedder.embed_documents(PASSAGES)
+    query = torch_embedder.embed_query(PASSAGES[0])
+    assert float(docs[0] @ query) > 0.9999
+
+
+def test_bf16_stays_close_to_fp32(torch_embedder: Embedder) -> None:
+    bf16 = TorchEmbedder(Path(_packaged()), "bf16", 2)
+    cosines = np.sum(bf16.embed_documents(PASSAGES) * torch_embedder.embed_documents(PASSAGES), 1)
+    assert cosines.min() > 0.999, cosines  # 0.99998 mean over 600 SciFact passages
+    assert bf16.name == "all-minilm-l6-v2 (torch-bf16)"
+
+
+def test_auto_picks_bf16_exactly_where_the_cpu_has_it(tmp_path: Path) -> None:
+    if not native_bf16():
+        pytest.skip("this CPU has no native bf16: auto goes to ONNX (tested with onnx)")
+    settings = Settings()
+    embedder = load_embedder(_registry(tmp_path, settings), settings)
+    assert embedder.name.endswith("(torch-bf16)")
+    assert not any((tmp_path / "m").iterdir())  # nothing exported
+
+
+def test_torch_backend_setting_gives_fp32(tmp_path: Path) -> None:
+    settings = Settings()
+    settings.models.embedder_backend = "torch"
+    assert load_embedder(_registry(tmp_path, settings), settings).name.endswith("(torch)")
+
+
+def _packaged() -> str:
+    return str(ModelRegistry(AppPaths(*[Path("/unused")] * 4), Settings()).embedder_path())

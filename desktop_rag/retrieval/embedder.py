@@ -1,19 +1,27 @@
-"""The sentence-transformers embedder adapter (the one module that imports torch).
+"""The sentence-transformers embedder adapter: the one module that imports torch.
 
-`load_embedder(registry, settings)` is the factory the composition root calls.
+`load_embedder(registry, settings)` is the factory the composition root calls. Backends:
+- `torch`: sentence-transformers on the CPU in fp32 (the reference);
+- `torch-bf16`: the same under bf16 autocast; a speed-up only where the CPU has native bf16
+  (AMX or AVX512-BF16);
+- `onnx`: ONNX Runtime (see `embedder_onnx`), exported from this model by `export_onnx`;
+- `auto`: torch-bf16 where the CPU has native bf16, else onnx, else torch.
+Queries and documents always go through the same backend (one embedding space).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import warnings
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from desktop_rag.errors import ModelNotFoundError
+from desktop_rag.errors import ConfigError, ModelNotFoundError
 from desktop_rag.protocols import Embedder, Vector
 
 if TYPE_CHECKING:
@@ -23,6 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 BATCH_SIZE = 32
+BACKENDS = ("auto", "torch", "torch-bf16", "onnx")
 
 
 def cpu_threads() -> int:
@@ -41,32 +50,55 @@ def count_with(tokenizer: Any, texts: Sequence[str]) -> list[int]:
     return [len(ids) for ids in encoded["input_ids"]]
 
 
+def model_name(model_dir: Path) -> str:
+    """A readable model name: the folder's name, or its package's for the packaged model."""
+    if model_dir.name != "model":
+        return model_dir.name
+    return model_dir.parent.name.removeprefix("gt_").replace("_", "-")
+
+
+def native_bf16() -> bool:
+    """Whether this CPU computes bf16 natively (AMX or AVX512-BF16), so bf16 is a speed-up."""
+    import torch
+
+    checks = ("_is_amx_tile_supported", "_is_avx512_bf16_supported")
+    return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in checks)
+
+
 class TorchEmbedder:
-    """A sentence-transformers model on the CPU (fp32)."""
+    """A sentence-transformers model on the CPU, fp32 or bf16 autocast."""
 
-    backend = "torch"
-
-    def __init__(self, model_dir: Path, threads: int | None = None) -> None:
+    def __init__(self, model_dir: Path, precision: str = "fp32", threads: int = 0) -> None:
         import torch
         from sentence_transformers import SentenceTransformer
 
         torch.set_num_threads(threads or cpu_threads())
         self._model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
         self._model.eval()
+        self.precision = precision
+        self.backend = "torch" if precision == "fp32" else f"torch-{precision}"
         self.dim = int(self._model.get_embedding_dimension() or 0)
         self.max_word_pieces = int(self._model.max_seq_length or 512)
         self.name = f"{model_name(model_dir)} ({self.backend})"
 
+    def _autocast(self) -> AbstractContextManager[Any]:
+        if self.precision != "bf16":
+            return nullcontext()
+        import torch
+
+        return torch.autocast("cpu", dtype=torch.bfloat16)
+
     def embed_documents(self, texts: Sequence[str]) -> Vector:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._model.encode(
-            list(texts),
-            batch_size=BATCH_SIZE,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        with self._autocast():  # sentence-transformers sorts by length: few pad tokens
+            vectors = self._model.encode(
+                list(texts),
+                batch_size=BATCH_SIZE,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
     def embed_query(self, text: str) -> Vector:
@@ -77,20 +109,93 @@ class TorchEmbedder:
         return count_with(self._model.tokenizer, texts)
 
 
-def model_name(model_dir: Path) -> str:
-    """A readable model name: the folder's name, or its package's for the packaged model."""
-    if model_dir.name != "model":
-        return model_dir.name
-    return model_dir.parent.name.removeprefix("gt_").replace("_", "-")
+def export_onnx(model_dir: Path, target: Path) -> None:
+    """Exports the model (BERT + mean pooling + L2 normalisation) to an fp32 ONNX file.
+
+    Eager attention gives the graph ONNX Runtime's BERT optimizer fuses into its Attention op.
+    """
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
+    bert: Any = model[0].auto_model
+    bert.set_attn_implementation("eager")
+    pooled = _pooled_bert(bert.eval())
+    sample = torch.ones((2, 8), dtype=torch.long)
+    axes = {"batch": 0, "seq": 1}
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")  # tracer and deprecation chatter
+        torch.onnx.export(
+            pooled,
+            (sample, sample),
+            str(target),
+            input_names=["input_ids", "attention_mask"],
+            output_names=["embedding"],
+            dynamic_axes={
+                "input_ids": {v: k for k, v in axes.items()},
+                "attention_mask": {v: k for k, v in axes.items()},
+                "embedding": {0: "batch"},
+            },
+            opset_version=17,
+            dynamo=False,
+        )
+
+
+def _pooled_bert(bert: Any) -> Any:
+    """The BERT followed by the model's mean pooling and normalisation, as one torch module."""
+    import torch
+
+    class PooledBert(torch.nn.Module):
+        def __init__(self, bert: Any) -> None:
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids: Any, attention_mask: Any) -> Any:
+            hidden = self.bert(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                token_type_ids=torch.zeros_like(input_ids),
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(mean, p=2.0, dim=1)
+
+    return PooledBert(bert)
+
+
+def _load_onnx(model_dir: Path, registry: ModelRegistry, threads: int) -> Embedder:
+    from desktop_rag.retrieval.embedder_onnx import load_onnx_embedder
+
+    cache = registry.paths.model_cache_dir / "onnx"
+    embedder: Embedder = load_onnx_embedder(model_dir, cache, export_onnx, threads)
+    return embedder
+
+
+def _choose(backend: str, model_dir: Path, registry: ModelRegistry, threads: int) -> Embedder:
+    if backend == "torch":
+        return TorchEmbedder(model_dir, "fp32", threads)
+    if backend == "torch-bf16" or (backend == "auto" and native_bf16()):
+        return TorchEmbedder(model_dir, "bf16", threads)
+    try:
+        return _load_onnx(model_dir, registry, threads)
+    except Exception as exc:  # a missing runtime or a failed export: torch still works
+        log.warning("ONNX embedder unavailable (%s); using torch fp32", exc, exc_info=True)
+        return TorchEmbedder(model_dir, "fp32", threads)
 
 
 def load_embedder(registry: ModelRegistry, settings: Settings) -> Embedder:
-    """Builds the embedder the settings ask for."""
+    """Builds the embedder the settings ask for (models.embedder_backend)."""
+    backend = settings.models.embedder_backend
+    if backend not in BACKENDS:
+        raise ConfigError(
+            f"Invalid setting models.embedder_backend = {backend!r}",
+            f"allowed values: {', '.join(BACKENDS)}",
+        )
     model_dir = registry.embedder_path()
     if not (model_dir / "config.json").exists():
         raise ModelNotFoundError(
             f"No sentence-transformers model in {model_dir}", "check models.embedder"
         )
-    embedder = TorchEmbedder(model_dir)
+    embedder = _choose(backend, model_dir, registry, cpu_threads())
     log.info("embedder %s loaded (dim %d)", embedder.name, embedder.dim)
     return embedder
