@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -42,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for offline in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        os.environ.setdefault(offline, "1")  # models are local; never reach a hub implicitly
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
