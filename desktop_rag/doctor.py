@@ -228,6 +228,9 @@ def run_doctor(
 ) -> DoctorReport:
     models = model_checks(ctx, other)
     gpu = gpu_status(ctx)
+    loaded = [c for c in models if c.name.startswith("chat model") and c.ok]
+    if loaded:
+        gpu["chat_model_offloaded"] = bool(loaded[0].info.get("gpu_offload"))
     extra = []
     if services is not None:
         extra.append(timed("library consistency", lambda: consistency_check(services)))

@@ -39,6 +39,7 @@ def test_all_ok_with_working_models(data_dir: Path) -> None:
     assert chat.path.endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
     assert report.folders["data"] == str(data_dir.resolve() / "data")
     assert report.disk["data"]["free_bytes"] > 0
+    assert report.gpu["chat_model_offloaded"] is False  # the fake engine runs on the "CPU"
 
 
 class BrokenEmbedder(HashEmbedder):
