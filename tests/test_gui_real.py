@@ -247,3 +247,12 @@ def test_smoke_test_command(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert "smoke test passed" in done.stderr
     assert (tmp_path / "smoke-test.png").stat().st_size > 10_000
+
+
+def test_chats_are_restored_in_a_new_window(qtbot, scripted):
+    scripted.ask("Is this chat restored after a restart?")
+    window = _scripted_window(qtbot, scripted)
+    qtbot.waitUntil(lambda: "restored after a restart" in window.chat_pane.view.toPlainText(),
+                    timeout=30_000)
+    assert window.chat_pane.chats.count() == len(scripted.list_chats())
+    assert window.shutdown()

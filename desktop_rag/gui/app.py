@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from desktop_rag.gui.facade import GuiServices
@@ -36,6 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from PySide6.QtWidgets import QApplication
 
+    install_qt_logging()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     _set_identity(app)
     if args.smoke_test:
@@ -43,6 +44,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_smoke(args.data_dir, args.profile or "tiny")
     return run_window(args.data_dir, args.profile)
+
+
+QT_NOISE = ("This plugin does not support propagateSizeHints",)  # offscreen platform
+
+
+def install_qt_logging() -> None:
+    """Sends Qt's own messages to Python logging (minus known platform noise)."""
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    levels = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,
+              QtMsgType.QtWarningMsg: logging.WARNING}
+    qt_log = logging.getLogger("qt")
+
+    def handler(kind: QtMsgType, _context: object, message: str) -> None:
+        if not message.startswith(QT_NOISE):
+            qt_log.log(levels.get(kind, logging.ERROR), "%s", message)
+
+    qInstallMessageHandler(handler)
 
 
 def _set_identity(app: object) -> None:
@@ -59,7 +78,7 @@ def open_services(data_dir: str | None, profile: str | None) -> GuiServices:
     from desktop_rag.bootstrap import build_context
     from desktop_rag.services import Services
 
-    return cast("GuiServices", Services(build_context(data_dir, profile)))
+    return Services(build_context(data_dir, profile))
 
 
 def run_window(data_dir: str | None, profile: str | None) -> int:
