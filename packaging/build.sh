@@ -12,7 +12,8 @@ if ! "$VENV/bin/python" -c "import PyInstaller" 2>/dev/null; then
   exit 2
 fi
 start=$(date +%s)
-nice -n 10 "$VENV/bin/pyinstaller" --noconfirm --clean --log-level WARN \
+# CLEAN=1 rebuilds from scratch; otherwise PyInstaller reuses what it can from packaging/build.
+nice -n 10 "$VENV/bin/pyinstaller" --noconfirm ${CLEAN:+--clean} --log-level WARN \
   --workpath packaging/build --distpath packaging/dist packaging/desktop-rag.spec
 echo "built $OUT in $(( $(date +%s) - start )) s; size: $(du -sh "$OUT" | cut -f1)"
 [[ "${1:-}" == "--no-smoke" ]] && exit 0

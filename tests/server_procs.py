@@ -80,6 +80,6 @@ def llama_server(model: Path, log: Path, *extra: str) -> Iterator[str]:
     port = free_port()
     cmd = [sys.executable, str(HERE / "run_llama_server.py"), "--model", str(model),
            "--host", HOST, "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
-           "--verbose", "False", *extra]
+           "--verbose", "False", "--logits_all", "False", *extra]
     with running(cmd, f"http://{HOST}:{port}/v1/models", log):
         yield f"http://{HOST}:{port}/v1"
