@@ -163,6 +163,9 @@ class CoreCacheFiles:
     def remove_all(self) -> None:
         for path in [*self.folder.glob("core-*.state"), *self.folder.glob("core-*.json")]:
             path.unlink(missing_ok=True)
+        for path in self.folder.glob("core-*.tmp*"):  # left by a killed build
+            if not _pid_alive(path.suffix.removeprefix(".tmp")):
+                path.unlink(missing_ok=True)
 
     def build(
         self,
@@ -224,6 +227,14 @@ def _marker_alive(marker: Path) -> bool:
     try:
         pid = int(marker.read_text().strip() or "0")
         os.kill(pid, 0)
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def _pid_alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
     except (ValueError, OSError):
         return False
     return True
