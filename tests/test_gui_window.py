@@ -106,6 +106,9 @@ def test_bad_file_shows_its_reason(qtbot, window, tmp_path) -> None:
     assert "not a readable PDF" in model.data(index)
     assert model.data(index, Qt.ItemDataRole.ToolTipRole) == "not a readable PDF (damaged?)"
     assert not model.data(index, Qt.ItemDataRole.DecorationRole).isNull()
+    window.library_panel.table.selectRow(0)
+    assert window.library_panel.detail.text() == "broken.pdf: not a readable PDF (damaged?)"
+    shoot(window, "06-bad-file")
 
 
 def test_answer_streams_and_citation_opens_highlighted_line(qtbot, window, fake, tmp_path):

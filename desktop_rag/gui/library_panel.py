@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -45,6 +47,11 @@ class LibraryPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter_box)
         layout.addWidget(self._stack)
+        self.detail = QLabel(wordWrap=True)
+        self.detail.setStyleSheet("color: #b00020;")
+        self.detail.hide()
+        layout.addWidget(self.detail)
+        self.table.selectionModel().selectionChanged.connect(self._show_detail)
 
     def _make_table(self) -> QTableView:
         table = QTableView()
@@ -57,8 +64,17 @@ class LibraryPanel(QWidget):
         table.verticalHeader().hide()
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        header.resizeSection(0, 120)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
         return table
+
+    def _show_detail(self) -> None:
+        """The full reason of a selected file that failed (the table cell may be elided)."""
+        failed = [r for r in self.selected_rows() if r.failed]
+        self.detail.setText("\n".join(f"{Path(r.path).name}: {r.error}" for r in failed))
+        self.detail.setVisible(bool(failed))
 
     def set_rows(self, rows: list[LibraryRow]) -> None:
         self.model.set_rows(rows)

@@ -92,7 +92,7 @@ class MainWindow(QMainWindow):
         center = _splitter(Qt.Orientation.Vertical, self.chat_pane, self.sources, (3, 1))
         main = _splitter(Qt.Orientation.Horizontal, left, center, (1, 2))
         main.addWidget(self.viewer)
-        main.setSizes([340, 560, 500])
+        main.setSizes([430, 520, 450])
         self.setCentralWidget(main)
 
     def _build_status_bar(self) -> None:
