@@ -248,6 +248,10 @@ def test_library_context_menu_and_core(qtbot, window, fake, tmp_path) -> None:
     menu = window.library_panel.build_menu(rows)
     labels = [a.text() for a in menu.actions()]
     assert labels == ["Open", "Re-index", "Remove from library", "Pin as core"]
+    menu.actions()[0].trigger()  # Open
+    qtbot.waitUntil(lambda: window.viewer.location is not None)
+    assert (window.viewer.location.path, window.viewer.page_box.value()) == (str(pdf), 1)
+    assert window.viewer.stack.currentWidget() is window.viewer.pdf
     menu.actions()[3].trigger()
     qtbot.waitUntil(lambda: window.core_panel.docs.count() == 1)
     qtbot.waitUntil(lambda: window.library_panel.model.rows()[0].is_core)
