@@ -21,7 +21,7 @@ LLM_BACKENDS = ("local", "server")
 class ModelSettings:
     chat_model: str = ""  # empty: the profile's packaged model; else a GGUF file path
     embedder: str = ""  # empty: packaged all-MiniLM-L6-v2; else a sentence-transformers folder
-    embedder_backend: str = "auto"  # auto | torch | onnx
+    embedder_backend: str = "auto"  # auto | torch | torch-bf16 | onnx (see retrieval/embedder.py)
     cross_encoder: str = ""  # local folder or hub repo id (downloaded only if allow_downloads)
     hub_endpoint: str = "https://huggingface.co"
     allow_downloads: bool = False
