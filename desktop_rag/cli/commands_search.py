@@ -9,6 +9,7 @@ from typing import Any
 from desktop_rag.cli.output import emit_json, open_services, say, to_jsonable
 from desktop_rag.config import RERANKERS, SEARCH_MODES
 from desktop_rag.domain import ScoredChunk, SearchResult
+from desktop_rag.errors import ConfigError
 
 SNIPPET_CHARS = 300
 
@@ -57,8 +58,6 @@ def print_human(result: SearchResult) -> None:
 
 def run_search(args: argparse.Namespace) -> int:
     if args.k is not None and not 1 <= args.k <= 100:
-        from desktop_rag.errors import ConfigError
-
         raise ConfigError(f"Invalid --k {args.k}", "use a number from 1 to 100")
     with open_services(args) as services:
         result = services.search(args.query, k=args.k, mode=args.mode, rerank=args.rerank)

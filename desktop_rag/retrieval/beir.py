@@ -2,7 +2,7 @@
 
 Each corpus document becomes one Document whose chunks are its passages (`title. text` when the
 embedder reads it whole, else overlapping sentence windows, see passages.py); documents are then
-scored by their best passage. Embeddings are cached by content in the model cache folder so a
+scored by their best passage. Embeddings are cached by content in the cache folder so a
 second evaluation of the same corpus with the same embedder does not embed again.
 """
 

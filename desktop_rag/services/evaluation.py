@@ -110,7 +110,7 @@ class EvalService:
         data = beir.load_beir(Path(folder))
         chosen = self.eval_rerankers(rerankers)
         cache = beir.EmbeddingCache(
-            self.ctx.paths.model_cache_dir / "eval-embeddings", self.ctx.embedder
+            self.ctx.paths.cache_dir / "eval-embeddings", self.ctx.embedder
         )
         with self.eval_context(workdir) as ectx:
             start = time.perf_counter()
