@@ -84,3 +84,14 @@ def test_every_word_is_kept_in_order_and_no_chunk_exceeds_the_limit(texts: list[
     assert all(c <= 14 for c in counts)
     words = [w for s in segs for w in WORD.findall(s.text)]
     assert [w for d in drafts for w in WORD.findall(d.text)] == words
+
+
+def test_embedding_batches_bound_texts_and_characters() -> None:
+    from desktop_rag.ingest.embedding import BATCH, BATCH_CHARS, batches
+
+    texts = ["x" * 10] * 40 + ["y" * 1000] * 40 + ["z" * (BATCH_CHARS + 5)]
+    windows = list(batches(texts))
+    assert [len(texts[w]) for w in windows][:2] == [BATCH, 8 + 17]  # 80 + 17,000 characters
+    assert all(sum(map(len, texts[w])) <= BATCH_CHARS for w in windows[:-1])
+    assert len(texts[windows[-1]]) == 1  # an over-long text still goes, alone
+    assert sum(len(texts[w]) for w in windows) == len(texts)

@@ -4,7 +4,7 @@ reused (fetched with get_embeddings); new texts go to the embedder in length-sor
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +15,7 @@ from desktop_rag.protocols import Embedder, Vector, VectorIndex
 from desktop_rag.store.catalog import Catalog, text_sha
 
 BATCH = 32  # the most texts per embedder call
-BATCH_SECONDS = 0.4  # batches are sized to take about this long, so a cancel is seen quickly
+BATCH_CHARS = 18_000
 MAX_DONORS = 3
 
 
@@ -80,23 +80,19 @@ class GuardedEmbedder:
             return self.inner.count_word_pieces(texts)
 
 
-class BatchSizer:
-    """Picks batch sizes from the measured speed (characters per second) so that one batch
-    takes about BATCH_SECONDS: big batches on a fast machine, small ones on a slow or busy one."""
-
-    def __init__(self) -> None:
-        self.chars_per_s = 0.0
-
-    def size(self, text_chars: int) -> int:
-        if self.chars_per_s <= 0:
-            return 4  # first batch: small, to measure
-        fit = int(self.chars_per_s * BATCH_SECONDS / max(text_chars, 1))
-        return max(1, min(BATCH, fit))
-
-    def observe(self, chars: int, seconds: float) -> None:
-        if seconds > 0:
-            rate = chars / seconds
-            self.chars_per_s = rate if self.chars_per_s <= 0 else 0.5 * (self.chars_per_s + rate)
+def batches(texts: Sequence[str]) -> Iterator[slice]:
+    """Consecutive slices of length-sorted texts: at most BATCH texts and BATCH_CHARS characters
+    (about 4,000 word pieces, well under a second), so a cancel is seen quickly."""
+    start = 0
+    while start < len(texts):
+        end, chars = start, 0
+        while end < len(texts) and end - start < BATCH and (
+            end == start or chars + len(texts[end]) <= BATCH_CHARS
+        ):
+            chars += len(texts[end])
+            end += 1
+        yield slice(start, end)
+        start = end
 
 
 def _reusable(catalog: Catalog, vectors: VectorIndex, shas: list[str]) -> dict[str, Vector]:
@@ -130,17 +126,13 @@ def embed_chunks(
     stats.reused += sum(1 for s in shas if s in known)
     todo = {s: c.text for s, c in zip(shas, chunks, strict=True) if s not in known}
     order = sorted(todo, key=lambda s: len(todo[s]))
-    sizer = BatchSizer()
-    start = 0
-    while start < len(order):
+    for window in batches([todo[s] for s in order]):
         if cancel is not None:
             cancel.raise_if_cancelled()
-        part = order[start : start + sizer.size(len(todo[order[start]]))]
-        start += len(part)
+        part = order[window]
         began = time.perf_counter()
         got = embedder.embed_documents([todo[s] for s in part])
         elapsed = time.perf_counter() - began
-        sizer.observe(sum(len(todo[s]) for s in part), elapsed)
         stats.embed_seconds += elapsed
         stats.embedded_texts += len(part)
         known.update(zip(part, np.asarray(got, dtype=np.float32), strict=True))
