@@ -120,6 +120,7 @@ class Ingestor:
         producer.start()
         outcomes: list[FileOutcome] = []
         try:
+            self._warm_up()
             while group := _take_group(items):
                 outcomes += self._consume(group)
         finally:
@@ -130,6 +131,13 @@ class Ingestor:
             FileOutcome(str(j.path), Outcome.CANCELLED, "cancelled before it was read")
             for j in jobs if str(j.path) not in done
         ]
+
+    def _warm_up(self) -> None:
+        """Loads the model, the token counter and the vector store while the first file is
+        being extracted, and runs the model once (its first call is slow)."""
+        self.chunker  # noqa: B018 - loads the embedder and the token counter
+        self.embedder.embed_query("warm up")
+        self.vectors.count()
 
     def _produce(self, jobs: list[Job], items: queue.Queue[Extracted | None]) -> None:
         try:
