@@ -1,0 +1,210 @@
+"""Fault injection: SIGKILL at random points while a child ingests a real folder (MMLongBench PDFs),
+then checks, after every kill: no document indexed before the trial is lost, the interrupted work
+is never half-visible (no indexed chunk without its vector or FTS row), the next ingestion
+completes, and the `doctor --check` consistency check passes (catalog, Chroma and FTS agree chunk
+for chunk). Between trials the folder changes (files added, one removed, a note edited), so kills
+also land in updates and removals.
+
+    .venv/bin/python -m bench.run faults [--quick] [--faults-trials N] [--faults-embedder real|hash]
+    .venv/bin/python -m bench.bench_faults --trials 20 --embedder real      # standalone
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT.parent / "shared" / "data" / "mmlongbench" / "documents"
+CHILD = ROOT / "tests" / "hardening_child.py"
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--faults-trials", type=int, default=0, help="kills (default 20; quick 4)")
+    parser.add_argument("--faults-embedder", choices=("real", "hash"), default="")
+    parser.add_argument("--faults-seed", type=int, default=1)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    trials = args.faults_trials or (4 if args.quick else 20)
+    embedder = args.faults_embedder or ("hash" if args.quick else "real")
+    return run_trials(trials, embedder, args.faults_seed, args.data_dir)
+
+
+def pool() -> list[Path]:
+    """The smallest real PDFs first (each trial stays short)."""
+    if not SOURCE.is_dir():
+        raise SystemExit(f"{SOURCE} not found (the shared benchmark data)")
+    return sorted(SOURCE.glob("*.pdf"), key=lambda p: p.stat().st_size)[:16]
+
+
+def run_trials(trials: int, embedder: str, seed: int, data_dir: str | None) -> dict[str, Any]:
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(dir=data_dir) as tmp:
+        work = Path(tmp)
+        folder, lib, spare = work / "docs", work / "lib", pool()
+        folder.mkdir()
+        for pdf in spare[:3]:
+            shutil.copy(pdf, folder)
+        first = verify(lib, folder, embedder, set())  # the starting library, not killed
+        indexed, seconds = set(first["indexed"]), first["ingest_s"]
+        rows = []
+        for trial in range(1, trials + 1):
+            change = mutate(folder, spare, rng, trial)
+            kill_at = rng.uniform(0.0, max(0.5, seconds))
+            killed = kill_during_ingest(lib, folder, embedder, kill_at)
+            gone = {p for p in indexed if not Path(p).exists()}
+            result = verify(lib, folder, embedder, indexed - gone)
+            rows.append({"trial": trial, "change": change, "kill_after_s": round(kill_at, 2),
+                         "killed": killed, **summary(result)})
+            indexed, seconds = set(result["indexed"]), max(seconds, result["ingest_s"])
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+        return report(rows, embedder)
+
+
+def mutate(folder: Path, spare: list[Path], rng: random.Random, trial: int) -> str:
+    present = sorted(folder.glob("*.pdf"))
+    unused = [p for p in spare if not (folder / p.name).exists()]
+    roll = rng.random()
+    if roll < 0.2 and len(present) > 2:
+        victim = rng.choice(present)
+        victim.unlink()
+        return f"removed {victim.name}"
+    if roll < 0.4:
+        note = folder / "note.md"
+        note.write_text(f"# Trial note\n\nTrial {trial} wrote this note about kestrel{trial}.\n")
+        return "edited note.md"
+    if unused:
+        added = rng.sample(unused, k=min(2, len(unused)))
+        for pdf in added:
+            shutil.copy(pdf, folder)
+        return "added " + ", ".join(p.name for p in added)
+    return "none"
+
+
+def kill_during_ingest(lib: Path, folder: Path, embedder: str, after_s: float) -> str:
+    """Starts the ingest child and SIGKILLs it `after_s` seconds after its models are loaded."""
+    child = subprocess.Popen(
+        [sys.executable, str(CHILD), str(lib), str(folder), "--embedder", embedder],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=ENV, cwd=ROOT,
+    )
+    assert child.stdout is not None
+    lines = [child.stdout.readline().strip()]
+    timer = threading.Timer(after_s, child.send_signal, (signal.SIGKILL,))
+    timer.start()
+    lines += [line.strip() for line in child.stdout]
+    child.wait()
+    timer.cancel()
+    if "finished" in lines:
+        return "finished before the kill"
+    done = [ln for ln in lines if ln.startswith("file-done")]
+    stage = done[-1] if done else ("loading" if "started" not in lines else "file-done 0")
+    return f"killed ({stage})"
+
+
+VERIFY = """
+import json, sys, time
+from pathlib import Path
+from desktop_rag.bootstrap import build_context
+from desktop_rag.doctor import consistency_check
+from desktop_rag.domain import DocStatus
+from desktop_rag.services import Services
+from desktop_rag.testing import HashEmbedder, WordTokenCounter
+
+lib, folder, embedder, before = sys.argv[1], sys.argv[2], sys.argv[3], set(json.loads(sys.argv[4]))
+start = time.perf_counter()
+overrides = {"embedder": HashEmbedder(), "token_counter": WordTokenCounter()}
+services = Services(build_context(lib, overrides=overrides if embedder == "hash" else None))
+services.ctx.embedder.embed_query("warm up")
+load_s = time.perf_counter() - start
+after_kill = services.check_consistency()
+docs = services.list_documents()
+indexed_now = {d.path for d in docs if d.status is DocStatus.INDEXED}
+start = time.perf_counter()
+report = services.ingest([folder])
+ingest_s = time.perf_counter() - start
+check = consistency_check(services)
+final = services.list_documents()
+print(json.dumps({
+    "after_kill": {k: after_kill[k] for k in ("documents", "missing_vectors", "orphan_vectors",
+                                              "missing_sparse", "orphan_sparse")},
+    "lost": sorted(before - indexed_now),
+    "resumed": [o.outcome.value for o in report.outcomes],
+    "failed": [(o.path, o.reason) for o in report.outcomes if o.outcome.value == "failed"],
+    "consistent": check.ok, "detail": check.detail,
+    "indexed": sorted(d.path for d in final if d.status is DocStatus.INDEXED),
+    "not_indexed": sorted(d.path for d in final if d.status is not DocStatus.INDEXED),
+    "ingest_s": ingest_s, "load_s": load_s,
+}))
+services.close()
+"""
+
+
+def verify(lib: Path, folder: Path, embedder: str, before: set[str]) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-c", VERIFY, str(lib), str(folder), embedder, json.dumps(sorted(before))],
+        capture_output=True, text=True, env=ENV, cwd=ROOT, check=False, timeout=1800,
+    )
+    if done.returncode != 0:
+        return {"error": done.stderr[-2000:], "indexed": sorted(before), "ingest_s": 0.0,
+                "load_s": 0.0}
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def summary(result: dict[str, Any]) -> dict[str, Any]:
+    if "error" in result:
+        return {"ok": False, "error": result["error"]}
+    after = result["after_kill"]
+    half_visible = after["missing_vectors"] + after["missing_sparse"] + after["orphan_sparse"]
+    ok = not result["lost"] and not half_visible and result["consistent"] and not (
+        result["not_indexed"]
+    )
+    return {"ok": ok, "lost": result["lost"], "half_visible_chunks": half_visible,
+            "interrupted_docs": after["documents"].get("pending", 0)
+            + after["documents"].get("removing", 0),
+            "orphan_vectors_after_kill": after["orphan_vectors"],
+            "consistent_after_next_run": result["consistent"], "detail": result["detail"],
+            "resumed_ingest_s": round(result["ingest_s"], 2)}
+
+
+def report(rows: list[dict[str, Any]], embedder: str) -> dict[str, Any]:
+    failures = [r for r in rows if not r["ok"]]
+    return {
+        "embedder": embedder,
+        "trials": len(rows),
+        "killed_mid_run": sum(r["killed"].startswith("killed") for r in rows),
+        "failures": len(failures),
+        "documents_lost": sum(len(r.get("lost", [])) for r in rows),
+        "trials_with_interrupted_docs": sum(r.get("interrupted_docs", 0) > 0 for r in rows),
+        "consistent_after_every_next_run": all(r.get("consistent_after_next_run") for r in rows),
+        "failure_rows": failures[:5],
+        "rows": rows,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--embedder", choices=("real", "hash"), default="real")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--data-dir")
+    args = parser.parse_args()
+    result = run_trials(args.trials, args.embedder, args.seed, args.data_dir)
+    result.pop("rows")
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
