@@ -6,7 +6,10 @@ for chunk). Between trials the folder changes (files added, one removed, a note 
 also land in updates and removals.
 
     .venv/bin/python -m bench.run faults [--quick] [--faults-trials N] [--faults-embedder real|hash]
-    .venv/bin/python -m bench.bench_faults --trials 20 --embedder real      # standalone
+                                         [--faults-core-trials N]
+    .venv/bin/python -m bench.bench_faults --trials 20 --embedder real --core-trials 5
+
+Also SIGKILLs a core cache build (real SmolLM2) at random points: see bench/faults_core.py.
 """
 
 from __future__ import annotations
@@ -34,12 +37,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--faults-trials", type=int, default=0, help="kills (default 20; quick 4)")
     parser.add_argument("--faults-embedder", choices=("real", "hash"), default="")
     parser.add_argument("--faults-seed", type=int, default=1)
+    parser.add_argument("--faults-core-trials", type=int, default=-1, help="default 5; quick 2")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     trials = args.faults_trials or (4 if args.quick else 20)
     embedder = args.faults_embedder or ("hash" if args.quick else "real")
-    return run_trials(trials, embedder, args.faults_seed, args.data_dir)
+    core = args.faults_core_trials if args.faults_core_trials >= 0 else (2 if args.quick else 5)
+    return run_trials(trials, embedder, args.faults_seed, args.data_dir, core)
 
 
 def pool() -> list[Path]:
@@ -49,7 +54,11 @@ def pool() -> list[Path]:
     return sorted(SOURCE.glob("*.pdf"), key=lambda p: p.stat().st_size)[:16]
 
 
-def run_trials(trials: int, embedder: str, seed: int, data_dir: str | None) -> dict[str, Any]:
+def run_trials(
+    trials: int, embedder: str, seed: int, data_dir: str | None, core_trials: int = 0
+) -> dict[str, Any]:
+    from bench.faults_core import core_trials as run_core_trials
+
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(dir=data_dir) as tmp:
         work = Path(tmp)
@@ -70,7 +79,9 @@ def run_trials(trials: int, embedder: str, seed: int, data_dir: str | None) -> d
                          "killed": killed, **summary(result)})
             indexed, seconds = set(result["indexed"]), max(seconds, result["ingest_s"])
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-        return report(rows, embedder)
+        result = report(rows, embedder)
+        result["core_cache"] = run_core_trials(core_trials, work, seed)
+        return result
 
 
 def mutate(folder: Path, spare: list[Path], rng: random.Random, trial: int) -> str:
@@ -199,10 +210,12 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--embedder", choices=("real", "hash"), default="real")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--core-trials", type=int, default=5)
     parser.add_argument("--data-dir")
     args = parser.parse_args()
-    result = run_trials(args.trials, args.embedder, args.seed, args.data_dir)
+    result = run_trials(args.trials, args.embedder, args.seed, args.data_dir, args.core_trials)
     result.pop("rows")
+    result["core_cache"].pop("rows", None)
     print(json.dumps(result, indent=1))
 
 
