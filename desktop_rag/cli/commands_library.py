@@ -105,16 +105,21 @@ def run_list(args: argparse.Namespace) -> int:
         return 0
     for doc in docs:
         say(_document_line(doc))
-    say(f"\n{len(docs)} documents, {sum(d.chunks for d in docs)} chunks.")
+    say(f"\n{_n(len(docs), 'document')}, {_n(sum(d.chunks for d in docs), 'chunk')}.")
     return 0
 
 
 def _document_line(doc: Document) -> str:
-    pages = f"{doc.pages} pages, " if doc.pages else ""
+    pages = f"{_n(doc.pages, 'page')}, " if doc.pages else ""
     when = f", ingested {doc.ingested_at}" if doc.ingested_at else ""
     error = f"\n    error: {doc.error}" if doc.error else ""
-    return (f"{doc.status.value:<9} {doc.path}\n    title: {doc.title} ({pages}{doc.chunks} chunks"
+    chunks = _n(doc.chunks, "chunk")
+    return (f"{doc.status.value:<9} {doc.path}\n    title: {doc.title} ({pages}{chunks}"
             f"{when}; sha256 {doc.sha256[:12]}…, id {doc.doc_id}){error}")
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _counts(outcomes: Sequence[FileOutcome]) -> dict[str, int]:
@@ -130,7 +135,7 @@ def _summary(counts: dict[str, int]) -> str:
 
 def _print_outcomes(outcomes: Sequence[FileOutcome]) -> None:
     for o in outcomes:
-        pages = f"{o.pages} pages, " if o.pages else ""
-        detail = f" ({pages}{o.chunks} chunks)" if o.chunks else ""
+        pages = f"{_n(o.pages, 'page')}, " if o.pages else ""
+        detail = f" ({pages}{_n(o.chunks, 'chunk')})" if o.chunks else ""
         reason = f": {o.reason}" if o.reason else ""
         say(f"{o.outcome.value:<9} {o.path}{detail}{reason}")
