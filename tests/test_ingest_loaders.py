@@ -45,6 +45,23 @@ def test_pdf_segments_index_the_page_text(tmp_path: Path) -> None:
     assert all(len(s.text) == s.end - s.start for s in segments)
 
 
+def test_words_broken_across_lines_are_joined_in_chunks(tmp_path: Path) -> None:
+    import pymupdf
+
+    from desktop_rag.ingest.chunker import Chunker
+    from desktop_rag.testing import HashEmbedder, WordTokenCounter
+
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "The quick brown fox demon-\nstrates hyphen-\nation.")
+    doc.save(tmp_path / "hy.pdf")
+    doc.close()
+    segments = list(load(tmp_path / "hy.pdf").segments)
+    assert all(len(s.text) == s.end - s.start for s in segments)  # offsets stay exact
+    (draft,) = Chunker(HashEmbedder(), WordTokenCounter()).chunk(segments)
+    assert draft.text == "The quick brown fox demonstrates hyphenation."
+    assert len(draft.bboxes) == 3
+
+
 def test_markdown_front_matter_title_and_heading_paths(tmp_path: Path) -> None:
     path = tmp_path / "garden.md"
     path.write_text(NOTE, encoding="utf-8")

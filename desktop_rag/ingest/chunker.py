@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from desktop_rag.domain import LineBox
-from desktop_rag.ingest.segments import Segment
+from desktop_rag.ingest.segments import SOFT_HYPHEN, Segment
 from desktop_rag.protocols import Embedder, TokenCounter
 
 TARGET = 200
 SPECIAL_TOKENS = 2
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 _WORD = re.compile(r"\S+")
+_BROKEN_WORD = re.compile(SOFT_HYPHEN + r"\s+(?=\w)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +178,7 @@ def _join(group: list[Piece]) -> str:
     for prev, piece in itertools.pairwise(group):
         parts.append(" " if piece.seg is prev.seg else "\n")
         parts.append(piece.text)
-    return "".join(parts).strip()
+    return _BROKEN_WORD.sub("", "".join(parts)).strip()
 
 
 def _boxes(group: list[Piece]) -> tuple[LineBox, ...]:

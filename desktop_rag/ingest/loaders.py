@@ -15,7 +15,7 @@ from typing import Any
 
 from desktop_rag.domain import DocKind, LineBox
 from desktop_rag.ingest.notes import load_markdown, load_text
-from desktop_rag.ingest.segments import Line, LoadedDocument, LoadError, Segment
+from desktop_rag.ingest.segments import SOFT_HYPHEN, Line, LoadedDocument, LoadError, Segment
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +161,11 @@ def page_segments(page_dict: dict[str, Any], page_no: int) -> Iterator[Segment]:
         offset += len(body) + 2
 
 
+def _hyphenated(line: str, following: str) -> bool:
+    """A word broken across lines: "exam-" then "ple" (the chunker joins them again)."""
+    return len(line) > 1 and line[-1] == "-" and line[-2].isalpha() and following[0].islower()
+
+
 def _block_lines(block: dict[str, Any], page_no: int, offset: int) -> tuple[list[str], list[Line]]:
     texts: list[str] = []
     lines: list[Line] = []
@@ -171,6 +176,8 @@ def _block_lines(block: dict[str, Any], page_no: int, offset: int) -> tuple[list
             continue
         x0, y0, x1, y1 = line["bbox"]
         lines.append(Line(pos, pos + len(text), LineBox(page_no, x0, y0, x1, y1)))
+        if texts and _hyphenated(texts[-1], text):
+            texts[-1] = texts[-1][:-1] + SOFT_HYPHEN  # same length: offsets stay exact
         texts.append(text)
         pos += len(text) + 1
     return texts, lines

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 from desktop_rag.domain import DocKind, LineBox
 
+SOFT_HYPHEN = "\u00ad"  # marks a word broken across lines; the chunker rejoins it
+
 
 class LoadError(Exception):
     """A file cannot be ingested; `reason` is shown to the user next to the file's path."""
