@@ -240,6 +240,36 @@ def test_symlink_loops_are_followed_once(services: Services, folder: Path) -> No
     assert outcomes(report) == {"report.pdf": "indexed", "garden.md": "indexed"}
 
 
+def test_repair_finishes_interrupted_work_and_fixes_the_vector_store(
+    services: Services, folder: Path
+) -> None:
+    import numpy as np
+
+    from desktop_rag.domain import DocKind, Document
+
+    services.ingest([folder])
+    ctx = services.ctx
+    pdf = next(d for d in services.list_documents() if d.kind is DocKind.PDF)
+    ids = ctx.catalog.chunk_ids_of(pdf.doc_id)
+    ctx.vectors.delete(ids[:2])  # lost vectors
+    ctx.vectors.upsert(["ghost:00000"], np.ones((1, 64), np.float32), ["ghost"])  # orphan
+    chunk = services.document_chunks(pdf.doc_id)[0]
+    interrupted = Document("abcdabcdabcdabcd", "/gone.md", "gone", DocKind.MARKDOWN, "ab" * 32,
+                           1, 1.0, 0, 1, DocStatus.PENDING)
+    moved = [type(chunk)(f"{interrupted.doc_id}:00000", interrupted.doc_id, "/gone.md", "gone",
+                         DocKind.MARKDOWN, "interrupted platypus text", 0, (), (0, 5))]
+    ctx.catalog.add_pending(interrupted, moved)
+    before = services.check_consistency()
+    assert not before["consistent"]
+    assert (before["missing_vectors"], before["orphan_vectors"]) == (2, 1)
+    assert before["documents"]["pending"] == 1
+    after = services.check_consistency(repair=True)
+    assert after["consistent"], after
+    assert after["repaired"] == {"removals_finished": 0, "ingestions_finished": 1,
+                                 "orphan_vectors_deleted": 1, "vectors_reembedded": 2}
+    assert ctx.sparse.search("platypus", 1)
+
+
 def test_progress_reports_files_pages_and_chunks(services: Services, folder: Path) -> None:
     events: list[ProgressEvent] = []
     services.ingest([folder], progress=events.append)
