@@ -10,7 +10,7 @@ from retrieval_fakes import MemoryLookup, MemorySparse, make_chunks
 from desktop_rag.domain import Chunk, ScoredChunk
 from desktop_rag.errors import ConfigError
 from desktop_rag.retrieval.evidence import EvidenceGate, content_terms, term_coverage
-from desktop_rag.retrieval.hybrid import HybridConfig, HybridRetriever
+from desktop_rag.retrieval.hybrid import HybridConfig, HybridRetriever, identifiers
 from desktop_rag.retrieval.rerank import rerank
 from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex
 
@@ -41,8 +41,8 @@ def test_hybrid_fuses_both_retrievers_and_records_ranks() -> None:
     result = build(chunks).retrieve("gasket XK-4471-B pressure", k=3)
     top = result.candidates[0]
     assert top.chunk.chunk_id == "a:00000"
-    assert top.sources == {"dense": 1, "bm25": 1}
-    assert top.score == pytest.approx(2 / 61)
+    assert top.sources == {"dense": 1, "bm25": 1, "exact": 1}
+    assert top.score == pytest.approx(3 / 61)
     assert not result.insufficient_evidence
     assert {"embed_ms", "dense_ms", "bm25_ms", "fuse_ms", "lookup_ms"} <= result.timings_ms.keys()
 
@@ -108,3 +108,18 @@ def test_rerank_reorders_only_the_head() -> None:
     assert out[3] == items[3]
     assert reranker.seen == TEXTS[:3]
     assert rerank(reranker, "q", [], top_n=3) == []
+
+
+def test_identifiers_are_code_like_tokens_only() -> None:
+    assert identifiers("where is XK-4471-B used") == ["xk-4471-b"]
+    assert identifiers("error E1234 after v2.3.1") == ["e1234", "v2.3.1"]
+    assert identifiers("in 2019 the well-known pump") == []
+
+
+def test_exact_identifier_match_outranks_near_misses() -> None:
+    texts = ["Gasket XK-4471-C fits series one pumps.", "Gasket XK-4471-B fits series two pumps.",
+             "Gasket XK-4417-B fits series three pumps."]  # fmt: skip
+    result = build(make_chunks("p", texts)).retrieve("XK-4471-B", k=3)
+    assert result.candidates[0].chunk.ordinal == 1
+    assert "exact" in result.candidates[0].sources
+    assert all("exact" not in c.sources for c in result.candidates[1:])
