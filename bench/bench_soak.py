@@ -3,8 +3,11 @@ Chroma, SmolLM2) over a few real PDFs (MMLongBench questions, cycled). Reported:
 growth after warm-up (target <= 10%), open file handles and threads before/after, the latency
 trend (slope per 100 questions, first vs last decile after warm-up) and a memory curve.
 
-    .venv/bin/python -m bench.run soak [--quick] [--soak-questions N]
-    .venv/bin/python -m bench.bench_soak --questions 1000                 # standalone
+    .venv/bin/python -m bench.run soak [--quick] [--soak-questions N] [--soak-reranker auto]
+    .venv/bin/python -m bench.bench_soak --questions 1000 [--reranker auto]   # standalone
+
+Answers are capped at 48 tokens. The re-ranker defaults to none: with `auto` the tiny profile
+re-ranks 30 candidates with the LLM, which multiplies the time per question by about ten.
 """
 
 from __future__ import annotations
@@ -28,11 +31,14 @@ log = logging.getLogger(__name__)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--soak-questions", type=int, default=0, help="default 1000; quick 30")
     parser.add_argument("--soak-docs", type=int, default=3, help="PDFs in the library")
+    parser.add_argument(
+        "--soak-reranker", default="none", help="none (default: fast) or auto (the app default)"
+    )
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     questions = args.soak_questions or (30 if args.quick else 1000)
-    return soak(questions, args.soak_docs, args.data_dir)
+    return soak(questions, args.soak_docs, args.data_dir, args.soak_reranker)
 
 
 def load_questions(docs: list[str]) -> list[str]:
@@ -46,7 +52,9 @@ def pick_docs(count: int) -> list[Path]:
     return pdfs[:count]
 
 
-def soak(questions: int, doc_count: int, data_dir: str | None) -> dict[str, Any]:
+def soak(
+    questions: int, doc_count: int, data_dir: str | None, reranker: str = "none"
+) -> dict[str, Any]:
     import psutil
 
     from desktop_rag.bootstrap import build_context
@@ -58,11 +66,12 @@ def soak(questions: int, doc_count: int, data_dir: str | None) -> dict[str, Any]
         services = Services(build_context(str(Path(tmp) / "lib"), profile="tiny"))
         try:
             services.ctx.settings.llm.max_tokens = min(services.ctx.settings.llm.max_tokens, 48)
+            services.ctx.settings.retrieval.reranker = reranker
             services.ingest(docs)
             samples = _ask_all(services, asked, questions, psutil.Process())
         finally:
             services.close()
-    return summarise(samples, len(docs))
+    return {"reranker": reranker, **summarise(samples, len(docs))}
 
 
 def _ask_all(services: Any, asked: list[str], n: int, proc: Any) -> list[dict[str, float]]:
@@ -124,9 +133,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--questions", type=int, default=1000)
     parser.add_argument("--docs", type=int, default=3)
+    parser.add_argument("--reranker", default="none", help="none or auto (the app default)")
     parser.add_argument("--data-dir")
     args = parser.parse_args()
-    print(json.dumps(soak(args.questions, args.docs, args.data_dir), indent=1))
+    print(json.dumps(soak(args.questions, args.docs, args.data_dir, args.reranker), indent=1))
 
 
 if __name__ == "__main__":

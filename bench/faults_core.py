@@ -36,7 +36,7 @@ services.ctx.settings.llm.max_tokens = 16
 
 SETUP = COMMON + """
 folder.mkdir(parents=True, exist_ok=True)
-words = " ".join(f"Clause {i}: staff member {i} gets {i % 30} vacation days." for i in range(150))
+words = " ".join(f"Clause {i}: staff member {i} gets {i % 30} vacation days." for i in range(80))
 (folder / "handbook.md").write_text("# Handbook\\n\\n" + words, encoding="utf-8")
 services.ingest([folder])
 services.core_add([folder / "handbook.md"])
