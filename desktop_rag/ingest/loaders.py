@@ -111,8 +111,10 @@ def _load_paged(path: Path, kind: DocKind) -> LoadedDocument:
         raise LoadError(f"cannot read the document structure: {exc}") from exc
     reason = SCANNED if kind is DocKind.PDF else "no extractable text"
     note = REPAIRED if getattr(doc, "is_repaired", False) else None
-    return LoadedDocument(kind, title, pages, _segments(doc), note=note, empty_reason=reason,
-                          empty_is_skip=False)
+    loaded = LoadedDocument(kind, title, pages, iter(()), note=note, empty_reason=reason,
+                            empty_is_skip=False)
+    loaded.segments = _segments(doc, loaded)
+    return loaded
 
 
 def _title(doc: Any, path: Path) -> str:
@@ -124,7 +126,8 @@ def _title(doc: Any, path: Path) -> str:
     return title
 
 
-def _segments(doc: Any) -> Iterator[Segment]:
+def _segments(doc: Any, loaded: LoadedDocument) -> Iterator[Segment]:
+    unreadable = 0
     try:
         for index in range(doc.page_count):
             try:
@@ -134,8 +137,11 @@ def _segments(doc: Any) -> Iterator[Segment]:
                 raise
             except Exception as exc:  # one bad page must not lose the document
                 log.warning("page %d unreadable: %s", index + 1, exc)
+                unreadable += 1
     finally:
         doc.close()
+    if unreadable:  # shown only if no text came out: then it is damage, not a scan
+        loaded.empty_reason = f"{unreadable} of {loaded.pages} page(s) unreadable: corrupt document"
 
 
 def _page_dict(page: Any) -> dict[str, Any]:
