@@ -1,6 +1,10 @@
 """Embedder backends compared: throughput, agreement with fp32, SciFact dense nDCG@10.
 
-`python -m bench.run embedder [--quick] [--embedder-backends a,b] [--embedder-threads N]`
+`python -m bench.run embedder [--quick] [--embedder-backends a,b] [--embedder-threads N]
+ [--embedder-scifact full|subset|sample|none]`: "full" embeds all 5,183 SciFact abstracts per
+backend (title + text, truncated by the model at 256 word pieces; 300 test queries, top 100,
+ir-measures nDCG@10); "subset" keeps the 300 queries over their relevant abstracts plus 1,000
+random others (same for every backend, so the differences between backends still show).
 
 Texts are chunk-like: SciFact abstracts and text of mmlongbench PDFs packed into passages of at
 most ~200 word pieces. Backends run interleaved, round after round on the same texts, and the
@@ -29,6 +33,7 @@ from desktop_rag.retrieval.embedder import TorchEmbedder, cpu_threads, export_on
 log = logging.getLogger("bench.embedder")
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ALL_BACKENDS = "torch-fp32,torch-fp32-unsorted,torch-bf16,onnx-fp32,onnx-int8"
+SUBSET_EXTRA = {"sample": 300, "subset": 1000}
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -39,7 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--embedder-passages", type=int, default=600)
     group.add_argument("--embedder-pdfs", type=int, default=3)
     group.add_argument("--embedder-rounds", type=int, default=3)
-    group.add_argument("--embedder-scifact", choices=("full", "none", "sample"), default="full")
+    group.add_argument(
+        "--embedder-scifact", choices=("full", "subset", "none", "sample"), default="full"
+    )
 
 
 def make_backends(
@@ -145,10 +152,13 @@ def scifact_ndcg(backends: dict[str, Embedder], mode: str) -> dict[str, Any]:
     queries = {q["_id"]: q["text"] for q in map(json.loads, (folder / "queries.jsonl").open())}
     qrels = _qrels(folder / "qrels" / "test.tsv")
     wanted = sorted({q.query_id for q in qrels})
-    if mode == "sample":
-        relevant = {q.doc_id for q in qrels if q.query_id in wanted[:30]}
-        corpus = [d for d in corpus if d["_id"] in relevant] + corpus[:300]
-        wanted = wanted[:30]
+    if mode != "full":  # the relevant documents of some queries, plus a fixed random sample
+        wanted = wanted[:30] if mode == "sample" else wanted
+        relevant = {q.doc_id for q in qrels if q.query_id in set(wanted)}
+        rng = np.random.default_rng(0)
+        others = [d for d in corpus if d["_id"] not in relevant]
+        extra = {others[i]["_id"] for i in rng.permutation(len(others))[: SUBSET_EXTRA[mode]]}
+        corpus = [d for d in corpus if d["_id"] in relevant | extra]
         qrels = [q for q in qrels if q.query_id in set(wanted)]
     texts = [f"{d['title']} {d['text']}".strip() for d in corpus]
     result: dict[str, Any] = {"docs": len(texts), "queries": len(wanted)}
