@@ -3,7 +3,7 @@
 `load_embedder(registry, settings)` is the factory the composition root calls. Backends:
 - `torch`: sentence-transformers on the CPU in fp32 (the reference);
 - `torch-bf16`: the same under bf16 autocast; a speed-up only where the CPU has native bf16
-  (AMX or AVX512-BF16): 2.1-2.6x the fp32 throughput (CPU time) on this project's machine,
+  (AMX or AVX512-BF16): 1.6-2.6x the fp32 throughput on this project's (busy) machine,
   cosine 0.99998 to fp32, SciFact dense nDCG@10 0.7748 vs 0.7731 (bench_embedder, subset);
 - `onnx`: ONNX Runtime int8 (see `embedder_onnx`), exported from this model by `export_onnx`:
   about 1.7-1.9x fp32 on any x86 CPU, but cosine 0.994 to fp32 and SciFact nDCG@10
