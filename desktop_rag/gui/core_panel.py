@@ -24,6 +24,8 @@ STATE_TEXT = {
     "building": "building\u2026",
     "empty": "no documents pinned",
     "missing": "not built yet",
+    "server-cache": "kept by the LLM server (its prompt cache)",
+    "uncached": "not cached (this model keeps no saved state)",
 }
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,9 +20,11 @@ from desktop_rag.llm.core_cache import (
     core_passages,
     model_sha256,
     prefix_tokens,
+    supports_prefix_cache,
 )
-from desktop_rag.llm.worker import run_on_engine
+from desktop_rag.llm.worker import run_on_engine, unwrap
 from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
+from desktop_rag.protocols import ChatMessage
 
 PROMPT_RESERVE = 256  # question, source tags and the chat template around them
 
@@ -38,7 +42,7 @@ class CoreStatus:
     docs: tuple[CoreDoc, ...]
     total_tokens: int
     budget: int
-    state: str  # missing | building | ready | stale | empty
+    state: str  # missing | building | ready | stale | empty | server-cache | uncached
     cache_file: str | None = None
     cache_bytes: int = 0
     details: dict[str, Any] = field(default_factory=dict)
@@ -80,6 +84,9 @@ class CoreService:
         total = sum(r.tokens for r in rows)
         if not docs:
             return CoreStatus(rows, 0, self.core_budget(), "empty")
+        if self._server_backend():  # no state file: the server keeps the prefix evaluated
+            url = {"server_url": self.ctx.settings.llm.server_url}
+            return CoreStatus(rows, total, self.core_budget(), "server-cache", details=url)
         core = self.core_context()
         files = self._core_files()
         path = files.state_path(core.key)
@@ -101,6 +108,8 @@ class CoreService:
         core = self.core_context()
         if not core.passages:
             return self.core_status()
+        if not supports_prefix_cache(unwrap(self.ctx.engine)):
+            return self._warm_prompt_cache(core, progress, cancel)
         progress(ProgressEvent("build", 0, 1, f"prefilling {len(core.passages)} core passages"))
         run_on_engine(self.ctx.engine, lambda e: self._build_on(e, core, cancel))
         progress(ProgressEvent("build", 1, 1, "core cache saved"))
@@ -122,6 +131,32 @@ class CoreService:
         key["system_sha256"] = hashlib.sha256(system.encode()).hexdigest()
         return CoreContext(frozenset(d.doc_id for d in docs), tuple(passages), system, key)
 
+    def _warm_prompt_cache(
+        self, core: CoreContext, progress: ProgressCallback, cancel: CancelToken | None
+    ) -> CoreStatus:
+        """An engine without a saved KV state (an LLM server): sends the core prefix once with
+        max_tokens=1, so a server that reuses prompt prefixes has it evaluated already."""
+        engine = self.ctx.engine
+        tokens = engine.count_tokens(core.system)
+        if tokens > self.core_budget():
+            raise _too_large(tokens, self.core_budget(), self.ctx)
+        progress(ProgressEvent("build", 0, 1, f"sending {len(core.passages)} core passages"))
+        start = time.perf_counter()
+        generation = engine.generate(
+            [ChatMessage("system", core.system), ChatMessage("user", "?")], 1, None, cancel
+        )
+        progress(ProgressEvent("build", 1, 1, "core prefix sent to the model"))
+        state = "server-cache" if self._server_backend() else "uncached"
+        details = {
+            "tokens": tokens,
+            "prompt_tokens": generation.prompt_tokens,
+            "warm_ms": round((time.perf_counter() - start) * 1000, 2),
+        }
+        return dataclasses.replace(self.core_status(), state=state, details=details)
+
+    def _server_backend(self) -> bool:
+        return self.ctx.settings.llm.backend == "server"
+
     def _build_on(self, engine: Any, core: CoreContext, cancel: CancelToken | None) -> None:
         tokens = prefix_tokens(engine, core.system)
         if len(tokens) > self.core_budget():
@@ -136,6 +171,9 @@ class CoreService:
         from desktop_rag.llm.llama_adapter import gpu_offload_supported
 
         llm = self.ctx.settings.llm
+        if self._server_backend():  # never assemble the local model for a server
+            engine = self.ctx.engine.name
+            return {"backend": "server", "server_url": llm.server_url, "model": engine}
         model = self.ctx.registry.chat_model_path()
         return {
             "model_sha256": model_sha256(model, self.ctx.paths.core_cache_dir),
