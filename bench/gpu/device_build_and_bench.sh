@@ -14,7 +14,7 @@ if ls $CARRY/wheel.part* >/dev/null 2>&1; then
   cat $CARRY/wheel.part* > /tmp/llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl
 else
   start=$(date +%s)
-  CMAKE_ARGS="-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=90 -DLLAVA_BUILD=OFF" \
+  CMAKE_ARGS="-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF" \
     CMAKE_BUILD_PARALLEL_LEVEL=16 python3 -m pip wheel -q --no-build-isolation --no-deps $SRC -w /tmp \
     > $OUT/build.log 2>&1 || { tail -40 $OUT/build.log; exit 1; }
   echo "build_seconds=$(( $(date +%s) - start ))"
@@ -23,7 +23,6 @@ fi
 ls -la /tmp/*.whl
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site /tmp/llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl
 PYTHONPATH=$SRC/vendor/llama.cpp/gguf-py:/tmp/site python3 bench/gpu/gguf_shape_clone.py build $CARRY/qwen.template.json.gz /tmp/qwen_shape.gguf
-python3 bench/gpu/raw_offload_bench.py /tmp/qwen_shape.gguf 3000 | tee $OUT/raw_offload.json
-if [ -f bench/gpu/adapter_check.py ]; then
-  python3 bench/gpu/adapter_check.py /tmp/qwen_shape.gguf | tee $OUT/adapter_check.json
-fi
+[ "${SKIP_RAW:-0}" = 1 ] || python3 bench/gpu/raw_offload_bench.py /tmp/qwen_shape.gguf 3000 | tee $OUT/raw_offload.json
+PYTHONPATH=/tmp/site:. python3 -m bench.gpu.adapter_check /tmp/qwen_shape.gguf $CARRY/core_text.txt \
+  | tee $OUT/adapter_check.json
