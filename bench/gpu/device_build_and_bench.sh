@@ -18,7 +18,6 @@ else
     CMAKE_BUILD_PARALLEL_LEVEL=16 python3 -m pip wheel -q --no-build-isolation --no-deps $SRC -w /tmp \
     > $OUT/build.log 2>&1 || { tail -40 $OUT/build.log; exit 1; }
   echo "build_seconds=$(( $(date +%s) - start ))"
-  (cd /tmp && split -b 15M llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl $OUT/wheel.part)
 fi
 ls -la /tmp/*.whl
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site /tmp/llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl
