@@ -142,6 +142,7 @@ class Citation:
     n: int
     chunk: Chunk
     support: float
+    inferred: bool = False  # no [n] marker: attributed after generation by support
 
 
 @dataclass(frozen=True, slots=True)

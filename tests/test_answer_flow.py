@@ -52,7 +52,9 @@ def test_answer_cites_the_right_chunk_and_page(fake_context: Any) -> None:
         "char_span",
         "bboxes",
         "support",
+        "inferred",
     }
+    assert doc["citations"][0]["inferred"] is False
     assert doc["citations"][0]["text"] == STEEL
     assert set(doc["timings"]) == {
         "retrieve_ms",

@@ -89,7 +89,8 @@ def _citation(c: Any, text: str) -> dict[str, Any]:
     boxes = [[b.page, b.x0, b.y0, b.x1, b.y1] for b in chunk.bboxes]
     return {"n": c.n, "chunk_id": chunk.chunk_id, "doc_id": chunk.doc_id, "path": chunk.path,
             "title": chunk.title, "page": chunk.page, "text": text,
-            "char_span": list(chunk.char_span), "bboxes": boxes, "support": c.support}
+            "char_span": list(chunk.char_span), "bboxes": boxes, "support": c.support,
+            "inferred": c.inferred}
 
 
 def _print_answer(answer: Answer) -> None:
@@ -99,7 +100,8 @@ def _print_answer(answer: Answer) -> None:
         say()
     for c in answer.citations:
         page = f", page {c.chunk.page}" if c.chunk.page else ""
-        say(f"[{c.n}] {c.chunk.title}{page} ({c.chunk.path}) support {c.support:.2f}")
+        mark = "* (attributed after generation)" if c.inferred else ""
+        say(f"[{c.n}]{mark} {c.chunk.title}{page} ({c.chunk.path}) support {c.support:.2f}")
     for sentence in answer.unsupported_sentences:
         warn(f"unsupported: {sentence}")
     mode = "GPU" if answer.gpu_offload else "CPU"

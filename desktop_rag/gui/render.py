@@ -16,6 +16,7 @@ CITE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 CITE_SCHEME = "cite"
 UNSUPPORTED_STYLE = "background-color:#fde2c4; text-decoration: underline;"
 UNSUPPORTED_TITLE = "Not supported by the cited sources"
+INFERRED_TITLE = "Attributed after generation: the model wrote no citation markers"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,7 @@ class TurnView:
     unsupported: tuple[str, ...] = ()
     citations: tuple[int, ...] = field(default=())
     note: str = ""
+    inferred: tuple[int, ...] = ()  # citation numbers attributed after generation (no markers)
 
 
 @lru_cache(maxsize=1)
@@ -81,7 +83,17 @@ def answer_html(turn: TurnView, index: int = 0) -> str:
             '<tr><td><i>\u26d4 Not answered from your documents.</i>'
             f'<div style="color:#555;">{body}</div></td></tr></table>'
         )
-    return body + _footer(turn)
+    return body + inferred_links(turn.inferred, index) + _footer(turn)
+
+
+def inferred_links(numbers: tuple[int, ...], turn: int = 0) -> str:
+    """Links to citations that the model did not mark, each shown as [n]* with a tooltip."""
+    if not numbers:
+        return ""
+    links = " ".join(
+        f'<a href="{CITE_SCHEME}:{turn}:{n}" title="{INFERRED_TITLE}">[{n}]*</a>' for n in numbers
+    )
+    return f'<p style="font-size:small;" title="{INFERRED_TITLE}">Sources: {links}</p>'
 
 
 def _footer(turn: TurnView) -> str:

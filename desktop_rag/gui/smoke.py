@@ -105,6 +105,9 @@ def _open_first_citation(window: MainWindow, answer: Answer) -> None:
     if answer.citations:
         turn = len(window.chat_pane.turns) - 1
         chunk = answer.citations[0].chunk
+        kind = "inferred" if answer.citations[0].inferred else "marked"
+        log.info("clicking citation [%d] (%s): %s page %s", answer.citations[0].n, kind,
+                 chunk.title, chunk.page)
         window.chat_pane.view.anchorClicked.emit(QUrl(f"cite:{turn}:{answer.citations[0].n}"))
     else:
         log.warning("the answer has no citation markers; opening its first source instead")

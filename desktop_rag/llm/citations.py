@@ -1,11 +1,14 @@
 """Citation markers in an answer: parse [n], [n, m] and [n-m]; keep only numbers that were given;
-score each cited sentence against its passages; flag weakly supported and uncited factual ones."""
+score each cited sentence against its passages; flag weakly supported and uncited factual ones.
+An answer with no valid marker at all (small models write none) has each factual sentence
+attributed to its best-supporting passage when that support reaches the threshold."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +34,7 @@ class Sentence:
     text: str  # without citation markers
     cited: tuple[int, ...]  # valid numbers only, in order of appearance
     scores: dict[int, float]  # support against each cited passage
+    inferred: bool = False  # attributed by support, not cited by the model
 
     @property
     def support(self) -> float | None:
@@ -123,6 +127,43 @@ class CitationChecker:
             {n: float(np.dot(vectors[i], passage_vec[n])) for n in ns} for i, ns in enumerate(cited)
         ]
 
+    def attribute(
+        self, sentences: Sequence[Sentence], passages: Sequence[Passage]
+    ) -> list[Sentence]:
+        """Without any valid marker in the answer, each factual sentence is attributed to the
+        passage that supports it best, if that support reaches the threshold; an answer with
+        markers is returned unchanged."""
+        if any(s.cited for s in sentences) or not passages:
+            return list(sentences)
+        out = list(sentences)
+        factual = [i for i, s in enumerate(sentences) if states_facts(s.text)]
+        rows = self._support_rows([sentences[i].text for i in factual], passages)
+        for i, row in zip(factual, rows, strict=True):
+            n, score = max(row.items(), key=lambda item: (item[1], -item[0]))
+            if score >= self.threshold:
+                out[i] = Sentence(sentences[i].text, (n,), {n: score}, inferred=True)
+        return out
+
+    def _support_rows(
+        self, texts: list[str], passages: Sequence[Passage]
+    ) -> list[dict[int, float]]:
+        """Each text's support against every passage."""
+        if not texts:
+            return []
+        sims: Any = None
+        if self.embedder is not None:
+            vectors = np.asarray(
+                self.embedder.embed_documents([*texts, *(p.text for p in passages)])
+            )
+            sims = vectors[: len(texts)] @ vectors[len(texts) :].T
+        return [
+            {
+                p.n: self._pair(t, p.text, None if sims is None else float(sims[i, j]))
+                for j, p in enumerate(passages)
+            }
+            for i, t in enumerate(texts)
+        ]
+
     @staticmethod
     def _pair(text: str, passage: str, similarity: float | None) -> float:
         lexical = overlap(text, passage)
@@ -142,10 +183,14 @@ class CitationChecker:
     def citations(
         self, sentences: Sequence[Sentence], passages: Sequence[Passage]
     ) -> list[Citation]:
-        """One citation per cited passage, with the best support any sentence gives it."""
+        """One citation per cited passage, with the best support any sentence gives it; inferred
+        when no sentence cited it with a marker."""
         by_n = {p.n: p for p in passages}
         best: dict[int, float] = {}
+        marked: set[int] = set()
         for s in sentences:
             for n, score in s.scores.items():
                 best[n] = max(best.get(n, 0.0), score)
-        return [Citation(n, by_n[n].chunk, best[n]) for n in sorted(best)]
+            if not s.inferred:
+                marked.update(s.scores)
+        return [Citation(n, by_n[n].chunk, best[n], n not in marked) for n in sorted(best)]

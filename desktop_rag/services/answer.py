@@ -139,6 +139,9 @@ class AnswerService:
         every = [*core.passages, *passages]
         checker = CitationChecker(self.ctx.embedder)
         sentences = checker.sentences(generation.text, every)
+        refused = prompts.is_not_found(generation.text)
+        if not refused:
+            sentences = checker.attribute(sentences, every)
         timings.update(_generation_timings(generation, gen_start, start))
         return Answer(
             question,
@@ -147,7 +150,7 @@ class AnswerService:
             tuple(checker.citations(sentences, every)),
             tuple(every),
             tuple(checker.unsupported(sentences)),
-            prompts.is_not_found(generation.text),
+            refused,
             result.reranker,
             self.ctx.engine.gpu_offload,
             timings,
