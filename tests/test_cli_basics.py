@@ -11,7 +11,8 @@ import pytest
 
 from desktop_rag.cli import build_parser, main
 
-HEAVY = ("torch", "chromadb", "llama_cpp", "pymupdf", "fitz", "sentence_transformers", "PySide6")
+HEAVY = ("torch", "chromadb", "llama_cpp", "pymupdf", "fitz", "sentence_transformers", "PySide6",
+         "numpy", "onnxruntime", "desktop_rag.services")
 CONTRACT_COMMANDS = ("doctor", "ingest", "list", "remove", "search", "ask", "core", "eval")
 CONTRACT_INVOCATIONS = [
     ["--data-dir", "D", "--profile", "tiny", "doctor", "--json"],

@@ -7,12 +7,14 @@ import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop_rag.cli.output import emit_json, open_services, say, warn
 from desktop_rag.domain import Answer
 from desktop_rag.progress import CancelToken, ProgressEvent
-from desktop_rag.services.core import CoreStatus
+
+if TYPE_CHECKING:  # the services package loads numpy: not for `--help`
+    from desktop_rag.services.core import CoreStatus
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
