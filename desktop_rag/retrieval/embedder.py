@@ -49,7 +49,7 @@ def count_with(tokenizer: Any, texts: Sequence[str]) -> list[int]:
     """Word pieces per text (no special tokens, no truncation) with a fast tokenizer."""
     if not texts:
         return []
-    encoded = tokenizer(list(texts), add_special_tokens=False, truncation=False)
+    encoded = tokenizer(list(texts), add_special_tokens=False, truncation=False, verbose=False)
     return [len(ids) for ids in encoded["input_ids"]]
 
 
@@ -73,8 +73,10 @@ class TorchEmbedder:
 
     def __init__(self, model_dir: Path, precision: str = "fp32", threads: int = 0) -> None:
         import torch
+        import transformers
         from sentence_transformers import SentenceTransformer
 
+        transformers.logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # quiet CLI
         torch.set_num_threads(threads or cpu_threads())
         self._model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
         self._model.eval()
