@@ -46,6 +46,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _passages(engine: LlamaEngine, pdf: Path, core_tokens: int) -> tuple[list[Passage], list[str]]:
     """Core passages (one per paragraph) up to `core_tokens`, and the remaining paragraphs."""
     texts = [s.text for s in load(pdf).segments if len(s.text.split()) > 20]
+    return core_from_texts(engine, texts, pdf, core_tokens)
+
+
+def core_from_texts(
+    engine: LlamaEngine, texts: list[str], pdf: Path, core_tokens: int
+) -> tuple[list[Passage], list[str]]:
+    """The first `texts` up to `core_tokens` as numbered core passages, and the rest."""
     core: list[Passage] = []
     used = 0
     for i, text in enumerate(texts):

@@ -17,7 +17,7 @@ from typing import Any
 
 from bench import bench_cag
 from desktop_rag.config import Settings
-from desktop_rag.domain import Chunk, DocKind, Passage
+from desktop_rag.domain import Passage
 from desktop_rag.llm.factory import resolve_gpu_layers
 from desktop_rag.llm.llama_adapter import LlamaEngine, gpu_offload_supported
 from desktop_rag.models import ModelRegistry
@@ -27,15 +27,7 @@ def text_passages(
     engine: LlamaEngine, path: Path, core_tokens: int
 ) -> tuple[list[Passage], list[str]]:
     texts = [p for p in path.read_text(encoding="utf-8").split("\n\n") if len(p.split()) > 20]
-    core: list[Passage] = []
-    used = 0
-    for i, text in enumerate(texts):
-        used += engine.count_tokens(text) + 12
-        if used > core_tokens:
-            return core, texts[i:]
-        chunk = Chunk(f"c{i}", "core", str(path), path.stem, DocKind.PDF, text, i, (1,), (0, 0))
-        core.append(Passage(len(core) + 1, chunk, text, 1.0, is_core=True))
-    return core, []
+    return bench_cag.core_from_texts(engine, texts, path, core_tokens)
 
 
 def cag(
