@@ -6,6 +6,8 @@ import hashlib
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from desktop_rag.bootstrap import AppContext, build_context
+from desktop_rag.config import Settings
 from desktop_rag.domain import (
     Chunk,
     DocKind,
@@ -17,6 +19,23 @@ from desktop_rag.domain import (
 )
 from desktop_rag.services.answer import AnswerService
 from desktop_rag.services.core import CoreService
+from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
+
+
+def tiny_context(data_dir: str, engine: Any, max_tokens: int) -> AppContext:
+    """A tiny-profile context: the given real chat engine, fake embedder, vectors and counter."""
+    settings = Settings(profile="tiny")
+    settings.llm.context_size, settings.llm.max_tokens = 4096, max_tokens
+    return build_context(
+        data_dir,
+        settings=settings,
+        overrides={
+            "embedder": HashEmbedder(),
+            "vectors": InMemoryVectorIndex(),
+            "token_counter": WordTokenCounter(),
+            "engine": engine,
+        },
+    )
 
 
 def add_document(ctx: Any, path: str, title: str, pages: Sequence[str]) -> Document:

@@ -7,13 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from answer_helpers import AnswerServices, add_document
+from answer_helpers import AnswerServices, add_document, tiny_context
 
-from desktop_rag.bootstrap import build_context
-from desktop_rag.config import Settings
 from desktop_rag.llm import prompts
 from desktop_rag.llm.rerank_llm import build_llm_reranker
-from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
 
 STEEL = "The northern plant produced 420 tonnes of steel in 2019, the annual report says."
 INJECTION = (
@@ -25,18 +22,7 @@ INJECTION = (
 
 @pytest.fixture
 def services(data_dir: Path, tiny_chat_engine: Any) -> Iterator[AnswerServices]:
-    settings = Settings(profile="tiny")
-    settings.llm.context_size, settings.llm.max_tokens = 4096, 40
-    ctx = build_context(
-        str(data_dir),
-        settings=settings,
-        overrides={
-            "embedder": HashEmbedder(),
-            "vectors": InMemoryVectorIndex(),
-            "token_counter": WordTokenCounter(),
-            "engine": tiny_chat_engine,
-        },
-    )
+    ctx = tiny_context(str(data_dir), tiny_chat_engine, max_tokens=40)
     add_document(ctx, "/lib/steel.pdf", "Steel report", ["Bananas are yellow.", STEEL])
     add_document(ctx, "/lib/notes.pdf", "Notes", [INJECTION])
     yield AnswerServices(ctx)

@@ -7,15 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from answer_helpers import AnswerServices, add_document
+from answer_helpers import AnswerServices, add_document, tiny_context
 
-from desktop_rag.bootstrap import build_context
-from desktop_rag.config import Settings
 from desktop_rag.errors import CoreTooLargeError
 from desktop_rag.llm import prompts
 from desktop_rag.llm.core_cache import CoreCacheFiles, split_prompt
 from desktop_rag.protocols import ChatMessage
-from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
 
 HANDBOOK = [
     "Employees receive 30 days of paid vacation per year. Vacation must be approved by a manager.",
@@ -26,18 +23,7 @@ POLICY = ["Travel expenses are reimbursed within 14 days when receipts are attac
 
 @pytest.fixture
 def core_services(data_dir: Path, tiny_chat_engine: Any) -> Iterator[AnswerServices]:
-    settings = Settings(profile="tiny")
-    settings.llm.context_size, settings.llm.max_tokens = 4096, 24
-    ctx = build_context(
-        str(data_dir),
-        settings=settings,
-        overrides={
-            "embedder": HashEmbedder(),
-            "vectors": InMemoryVectorIndex(),
-            "token_counter": WordTokenCounter(),
-            "engine": tiny_chat_engine,
-        },
-    )
+    ctx = tiny_context(str(data_dir), tiny_chat_engine, max_tokens=24)
     add_document(ctx, "/lib/handbook.pdf", "Handbook", HANDBOOK)
     add_document(ctx, "/lib/policy.pdf", "Travel policy", POLICY)
     add_document(ctx, "/lib/steel.pdf", "Steel", ["The plant made 420 tonnes of steel in 2019."])
