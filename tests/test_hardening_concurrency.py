@@ -150,13 +150,6 @@ def _other_writer_refused(services: Services) -> bool:
         return True
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: Chroma's embedded client keeps its HNSW index in memory, so a process that "
-    "opened the library before another process ingested never finds the new vectors by dense "
-    "search (count() sees them; query() does not) until it reopens the store; hybrid search "
-    "still finds them through FTS5",
-)
 def test_a_reader_opened_before_another_process_ingested_sees_new_vectors(
     tmp_path: Path,
 ) -> None:

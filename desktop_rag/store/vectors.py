@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from desktop_rag.errors import StoreError
+from desktop_rag.store.stamp import STAMP_NAME, WriteStamp
 
 if TYPE_CHECKING:
     from desktop_rag.config import StoreSettings
@@ -36,14 +37,16 @@ def _chroma_settings() -> Any:
     return Settings(anonymized_telemetry=False, allow_reset=False)
 
 
-def _persistent_client(folder: Path) -> Any:
-    """One PersistentClient per folder per process (Chroma dislikes several)."""
-    key = str(folder.resolve())
+def _persistent_client(key: str, fresh: bool = False) -> Any:
+    """One PersistentClient per folder (`key`, resolved) per process: Chroma dislikes several.
+    `fresh` closes the cached one first, so that what other processes wrote becomes visible."""
     with _clients_lock:
+        if fresh and key in _clients:
+            _clients.pop(key).close()
         if key not in _clients:
             import chromadb
 
-            folder.mkdir(parents=True, exist_ok=True)
+            Path(key).mkdir(parents=True, exist_ok=True)
             _clients[key] = chromadb.PersistentClient(path=key, settings=_chroma_settings())
         return _clients[key]
 
@@ -87,16 +90,33 @@ def _open_hint(store: StoreSettings) -> str:
 
 
 def open_vector_index(paths: AppPaths, store: StoreSettings) -> ChromaVectorIndex:
+    if store.mode != "embedded":
+        client = _opened(store, lambda: _http_client(store))
+        return ChromaVectorIndex(_collection(store, client), client.get_max_batch_size())
+    key = str(paths.chroma_dir.resolve())
+    stamp = WriteStamp(paths.chroma_dir / STAMP_NAME)  # read before opening: no write is missed
+
+    def client_of(fresh: bool) -> Any:
+        return _opened(store, lambda: _persistent_client(key, fresh))
+
+    first = client_of(False)
+    return ChromaVectorIndex(
+        _collection(store, first), first.get_max_batch_size(),
+        stamp=stamp, client_of=client_of, collection_of=lambda c: _collection(store, c),
+    )
+
+
+def _opened(store: StoreSettings, connect: Callable[[], Any]) -> Any:
     try:
-        client = _persistent_client(paths.chroma_dir) if store.mode == "embedded" else _http_client(
-            store
-        )
-        collection = client.get_or_create_collection(
-            COLLECTION, metadata={"hnsw:space": "cosine"}, embedding_function=None
-        )
+        return connect()
     except Exception as exc:  # chromadb raises many unrelated types
         raise StoreError(f"Cannot open the vector store: {exc}", _open_hint(store)) from exc
-    return ChromaVectorIndex(collection, client.get_max_batch_size())
+
+
+def _collection(store: StoreSettings, client: Any) -> Any:
+    return _opened(store, lambda: client.get_or_create_collection(
+        COLLECTION, metadata={"hnsw:space": "cosine"}, embedding_function=None
+    ))
 
 
 @contextmanager
@@ -118,62 +138,98 @@ def _batches(n: int, size: int) -> Iterator[slice]:
 
 
 class ChromaVectorIndex:
-    """VectorIndex over one Chroma collection (cosine space)."""
+    """VectorIndex over one Chroma collection (cosine space).
 
-    def __init__(self, collection: Any, max_batch: int = 5000) -> None:
+    An embedded Chroma client keeps its vector index in memory and never sees what another process
+    wrote after it opened. With a `stamp` (embedded mode), every write here marks the stamp file,
+    and every read first checks it (one stat): a mark from another process reopens the collection.
+    """
+
+    def __init__(
+        self, collection: Any, max_batch: int = 5000, stamp: WriteStamp | None = None,
+        client_of: Callable[[bool], Any] | None = None,
+        collection_of: Callable[[Any], Any] | None = None,
+    ) -> None:
         self._col = collection
         self._batch = max(1, min(max_batch, 5000))
+        self._stamp, self._client_of, self._collection_of = stamp, client_of, collection_of
+        self._client = client_of(False) if client_of is not None else None
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def _current(self) -> Iterator[Any]:
+        """The collection, reopened first when another process has written since; held for the
+        whole operation so that a reopen never closes it under another thread."""
+        with self._lock:
+            if self._client_of is not None and self._collection_of is not None:
+                fresh = self._stamp is not None and self._stamp.foreign_write()
+                if fresh:
+                    log.info("another process changed the vector store; reopening it")
+                client = self._client_of(fresh)
+                if client is not self._client:  # reopened here or by another index of this process
+                    self._client, self._col = client, self._collection_of(client)
+            yield self._col
+
+    def _written(self) -> None:
+        if self._stamp is not None:
+            self._stamp.mark()
 
     def upsert(self, ids: Sequence[str], embeddings: Vector, doc_ids: Sequence[str]) -> None:
         if len(ids) != len(embeddings) or len(ids) != len(doc_ids):
             raise ValueError("ids, embeddings and doc_ids differ in length")
-        for part in _batches(len(ids), self._batch):
-            with _store_errors("save vectors"):
-                self._col.upsert(
-                    ids=list(ids[part]),
-                    embeddings=np.asarray(embeddings[part], dtype=np.float32),
-                    metadatas=[{"doc_id": d} for d in doc_ids[part]],
-                )
+        with self._current() as col:
+            for part in _batches(len(ids), self._batch):
+                with _store_errors("save vectors"):
+                    col.upsert(
+                        ids=list(ids[part]),
+                        embeddings=np.asarray(embeddings[part], dtype=np.float32),
+                        metadatas=[{"doc_id": d} for d in doc_ids[part]],
+                    )
+            self._written()
 
     def delete(self, ids: Sequence[str]) -> None:
-        for part in _batches(len(ids), self._batch):
-            with _store_errors("delete vectors"):
-                self._col.delete(ids=list(ids[part]))
+        with self._current() as col:
+            for part in _batches(len(ids), self._batch):
+                with _store_errors("delete vectors"):
+                    col.delete(ids=list(ids[part]))
+            self._written()
 
     def query(
         self, embedding: Vector, k: int, exclude_doc_ids: Collection[str] = ()
     ) -> list[tuple[str, float]]:
-        total = self.count()
-        if total == 0 or k <= 0:
-            return []
         where = {"doc_id": {"$nin": sorted(exclude_doc_ids)}} if exclude_doc_ids else None
-        found = self._col.query(
-            query_embeddings=[np.asarray(embedding, dtype=np.float32)],
-            n_results=min(k, total), where=where, include=["distances"],
-        )
+        with self._current() as col:
+            total = int(col.count())
+            if total == 0 or k <= 0:
+                return []
+            found = col.query(
+                query_embeddings=[np.asarray(embedding, dtype=np.float32)],
+                n_results=min(k, total), where=where, include=["distances"],
+            )
         ids, dists = found["ids"][0], found["distances"][0]
         return [(cid, 1.0 - float(d)) for cid, d in zip(ids, dists, strict=True)]
 
     def get_embeddings(self, ids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
-        for part in _batches(len(ids), self._batch):
-            got = self._col.get(ids=list(ids[part]), include=["embeddings"])
-            for cid, vec in zip(got["ids"], got["embeddings"], strict=True):
-                out[cid] = np.asarray(vec, dtype=np.float32)
+        with self._current() as col:
+            for part in _batches(len(ids), self._batch):
+                got = col.get(ids=list(ids[part]), include=["embeddings"])
+                for cid, vec in zip(got["ids"], got["embeddings"], strict=True):
+                    out[cid] = np.asarray(vec, dtype=np.float32)
         return out
 
     def all_ids(self) -> set[str]:
         ids: set[str] = set()
-        offset = 0
-        while True:
-            got = self._col.get(include=[], limit=_PAGE, offset=offset)
-            ids.update(got["ids"])
-            if len(got["ids"]) < _PAGE:
-                return ids
-            offset += _PAGE
+        with self._current() as col:
+            while True:
+                got = col.get(include=[], limit=_PAGE, offset=len(ids))
+                ids.update(got["ids"])
+                if len(got["ids"]) < _PAGE:
+                    return ids
 
     def count(self) -> int:
-        return int(self._col.count())
+        with self._current() as col:
+            return int(col.count())
 
     def close(self) -> None:
         """Nothing to do: the process-wide client is shared and closed at exit."""
