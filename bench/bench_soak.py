@@ -4,7 +4,8 @@ growth after warm-up (target <= 10%), open file handles and threads before/after
 trend (slope per 100 questions, first vs last decile after warm-up) and a memory curve.
 
     .venv/bin/python -m bench.run soak [--quick] [--soak-questions N] [--soak-reranker auto]
-    .venv/bin/python -m bench.bench_soak --questions 1000 [--reranker auto]   # standalone
+        [--soak-context-tokens N]
+    .venv/bin/python -m bench.bench_soak --questions 1000 [--reranker auto] [--context-tokens N]
 
 Answers are capped at 48 tokens. The re-ranker defaults to none: with `auto` the tiny profile
 re-ranks 30 candidates with the LLM, which multiplies the time per question by about ten.
@@ -34,11 +35,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--soak-reranker", default="none", help="none (default: fast) or auto (the app default)"
     )
+    parser.add_argument(
+        "--soak-context-tokens", type=int, default=0,
+        help="context budget per question (default: the app's); prompt evaluation dominates the "
+        "time per question on a CPU",
+    )
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     questions = args.soak_questions or (30 if args.quick else 1000)
-    return soak(questions, args.soak_docs, args.data_dir, args.soak_reranker)
+    return soak(
+        questions, args.soak_docs, args.data_dir, args.soak_reranker, args.soak_context_tokens
+    )
 
 
 def load_questions(docs: list[str]) -> list[str]:
@@ -53,7 +61,8 @@ def pick_docs(count: int) -> list[Path]:
 
 
 def soak(
-    questions: int, doc_count: int, data_dir: str | None, reranker: str = "none"
+    questions: int, doc_count: int, data_dir: str | None, reranker: str = "none",
+    context_tokens: int = 0,
 ) -> dict[str, Any]:
     import psutil
 
@@ -67,11 +76,14 @@ def soak(
         try:
             services.ctx.settings.llm.max_tokens = min(services.ctx.settings.llm.max_tokens, 48)
             services.ctx.settings.retrieval.reranker = reranker
+            if context_tokens:
+                services.ctx.settings.retrieval.context_tokens = context_tokens
             services.ingest(docs)
             samples = _ask_all(services, asked, questions, psutil.Process())
         finally:
             services.close()
-    return {"reranker": reranker, **summarise(samples, len(docs))}
+    budget = context_tokens or "app default"
+    return {"reranker": reranker, "context_tokens": budget, **summarise(samples, len(docs))}
 
 
 def _ask_all(services: Any, asked: list[str], n: int, proc: Any) -> list[dict[str, float]]:
@@ -134,9 +146,13 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=1000)
     parser.add_argument("--docs", type=int, default=3)
     parser.add_argument("--reranker", default="none", help="none or auto (the app default)")
+    parser.add_argument("--context-tokens", type=int, default=0, help="default: the app's")
     parser.add_argument("--data-dir")
     args = parser.parse_args()
-    print(json.dumps(soak(args.questions, args.docs, args.data_dir, args.reranker), indent=1))
+    result = soak(
+        args.questions, args.docs, args.data_dir, args.reranker, args.context_tokens
+    )
+    print(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

@@ -57,7 +57,11 @@ class AppContext:
 
     @cached_property
     def sparse(self) -> SparseIndex:
-        return self.catalog.sparse_index()
+        if not self.settings.retrieval.bm25_in_memory:
+            return self.catalog.sparse_index()
+        from desktop_rag.store.sparse_memory import MemoryBm25Index
+
+        return MemoryBm25Index(self.catalog)
 
     @cached_property
     def vectors(self) -> VectorIndex:

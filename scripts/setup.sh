@@ -120,8 +120,9 @@ llama_wheel() {
       args="$args -DGGML_CUDA=on -DCMAKE_CUDA_COMPILER=$nvcc -DCMAKE_CUDA_ARCHITECTURES=native"
     fi
     tmp=$(mktemp -d "$dir.tmp.XXXXXX")
+    # --no-cache-dir: pip's own wheel cache ignores CMAKE_ARGS and would hand back an older build
     CMAKE_ARGS="$args" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-      pip wheel -q --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$tmp"
+      pip wheel -q --no-deps --no-cache-dir "llama-cpp-python==$LLAMA_VERSION" -w "$tmp"
     mv "$tmp"/llama_cpp_python-*.whl "$dir"/ && rm -rf "$tmp"
   fi
   ls "$dir"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -n1

@@ -74,7 +74,8 @@ def test_gui_package_is_the_one_that_imports_qt() -> None:
 
 
 HEAVY = (
-    "torch", "sentence_transformers", "onnxruntime", "llama_cpp", "chromadb", "pymupdf", "fitz"
+    "torch", "sentence_transformers", "onnxruntime", "llama_cpp", "chromadb", "pymupdf", "fitz",
+    "bm25s",
 )
 # Known exceptions to "one adapter module per heavy library" (reported to the lead; keep short).
 EXTRA_IMPORTERS = {"sentence_transformers": {"desktop_rag/retrieval/st_cross_encoder.py"}}

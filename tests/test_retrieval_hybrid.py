@@ -123,3 +123,16 @@ def test_exact_identifier_match_outranks_near_misses() -> None:
     assert result.candidates[0].chunk.ordinal == 1
     assert "exact" in result.candidates[0].sources
     assert all("exact" not in c.sources for c in result.candidates[1:])
+
+
+class _FailingSparse:
+    def search(self, query: str, k: int, exclude_doc_ids: object = ()) -> list[tuple[str, float]]:
+        raise RuntimeError("sparse index broke")
+
+
+def test_an_error_in_the_concurrent_bm25_search_reaches_the_caller() -> None:
+    retriever = build(make_chunks("a", TEXTS))
+    retriever.sparse = _FailingSparse()
+    with pytest.raises(RuntimeError, match="sparse index broke"):
+        retriever.retrieve("coolant radiator", k=2)
+    assert retriever.retrieve("coolant radiator", k=2, mode="dense").candidates

@@ -4,8 +4,9 @@ fused with weighted Reciprocal Rank Fusion, then gated by the evidence threshold
 from __future__ import annotations
 
 import re
+import threading
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -56,6 +57,31 @@ def timed(timings: dict[str, float], name: str) -> Iterator[None]:
         timings[name] = timings.get(name, 0.0) + (time.perf_counter() - start) * 1000
 
 
+class _InThread:
+    """One call on a short-lived thread; `result()` waits and re-raises its exception."""
+
+    def __init__(self, call: Callable[[], list[tuple[str, float]]]) -> None:
+        self._call = call
+        self._value: list[tuple[str, float]] = []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="bm25-search", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            self._value = self._call()
+        except BaseException as exc:  # handed to the caller by result()
+            self._error = exc
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def result(self) -> list[tuple[str, float]]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
 class HybridRetriever:
     def __init__(
         self,
@@ -94,6 +120,21 @@ class HybridRetriever:
         with timed({} if timings is None else timings, "bm25_ms"):
             return self.sparse.search(query, n, exclude)
 
+    def _both(
+        self, query: str, n: int, exclude: Collection[str], timings: dict[str, float]
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """Dense and BM25 hits; BM25 runs on its own thread while the query is embedded and
+        searched (SQLite, torch and Chroma release the GIL), so the slower one sets the pace."""
+        lexical_timings: dict[str, float] = {}
+        lexical = _InThread(lambda: self.bm25(query, n, exclude, lexical_timings))
+        lexical.start()
+        try:
+            dense = self.dense(query, n, exclude, timings)
+        finally:
+            sparse = lexical.result()
+        timings.update(lexical_timings)
+        return dense, sparse
+
     def exact(self, codes: list[str], hits: list[tuple[str, float]]) -> list[tuple[str, float]]:
         """The lexical hits that contain every identifier verbatim, in BM25 order.
 
@@ -116,9 +157,11 @@ class HybridRetriever:
         timings: dict[str, float] = {}
         n = max(k, self.config.fetch_k)
         lists: dict[str, list[tuple[str, float]]] = {}
-        if mode in ("hybrid", "dense"):
+        if mode == "hybrid":
+            lists[DENSE], lists[SPARSE] = self._both(query, n, exclude_doc_ids, timings)
+        elif mode == "dense":
             lists[DENSE] = self.dense(query, n, exclude_doc_ids, timings)
-        if mode in ("hybrid", "bm25"):
+        else:
             lists[SPARSE] = self.bm25(query, n, exclude_doc_ids, timings)
         if mode == "hybrid" and identifiers(query):
             with timed(timings, "exact_ms"):

@@ -46,7 +46,10 @@ class LibraryService:
                 ctx.catalog, vectors, lambda: ctx.embedder, lambda: ctx.token_counter,
                 progress, cancel,
             )
-            return ingestor.run(paths)
+            try:
+                return ingestor.run(paths)
+            finally:
+                self._refresh_sparse()
 
     def remove(self, paths: Sequence[str | Path]) -> list[FileOutcome]:
         """Removes documents by path (a folder: everything under it) or by doc_id."""
@@ -65,7 +68,15 @@ class LibraryService:
                     outcomes.append(FileOutcome(
                         doc.path, Outcome.REMOVED, None, doc.doc_id, doc.pages, doc.chunks
                     ))
+            self._refresh_sparse()
             return outcomes
+
+    def _refresh_sparse(self) -> None:
+        """Lets an in-memory BM25 snapshot already in use catch up with the change now, in the
+        background, rather than at the next searches."""
+        refresh = getattr(self.ctx.__dict__.get("sparse"), "refresh", None)
+        if callable(refresh):
+            refresh()
 
     def _documents_for(self, raw: str | Path) -> list[Document]:
         from desktop_rag.ingest.scan import absolute

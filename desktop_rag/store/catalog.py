@@ -28,6 +28,12 @@ _SELECT_CHUNKS = (
 )
 
 
+_BUMP_GENERATION = (
+    "INSERT INTO meta(key, value) VALUES('generation', '1') ON CONFLICT(key)"
+    " DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+)
+
+
 def text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -61,7 +67,13 @@ class Catalog:
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
+            self._conn.execute(_BUMP_GENERATION)
             self._conn.execute("COMMIT")
+
+    def generation(self) -> int:
+        """A number every committed write changes (in any process): caches compare it."""
+        rows = self._rows("SELECT value FROM meta WHERE key = 'generation'")
+        return int(str(rows[0][0])) if rows else 0
 
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         with self._lock:
