@@ -67,6 +67,7 @@ def build_snapshot(db_path: Any, tokenize: Tokenizer) -> Snapshot:
     """Reads the indexed rows and their generation in one read transaction, then indexes them."""
     import bm25s
 
+    logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets its own logger to DEBUG
     start = time.perf_counter()
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10.0)
     try:
