@@ -12,7 +12,7 @@ from desktop_rag.errors import LLMError, NotFoundError
 from desktop_rag.llm import prompts
 from desktop_rag.llm.chat_store import ChatStore
 from desktop_rag.llm.citations import CitationChecker, cited_numbers, parse_numbers, split_sentences
-from desktop_rag.llm.generation import RepetitionGuard, Utf8Stream
+from desktop_rag.llm.generation import RepetitionGuard, StopText, StreamingRun, Utf8Stream
 from desktop_rag.llm.rewrite import standalone_query
 from desktop_rag.llm.worker import EngineWorker
 from desktop_rag.testing import FakeChatEngine, HashEmbedder
@@ -164,3 +164,42 @@ def test_worker_reports_load_failures() -> None:
 
     with pytest.raises(LLMError, match="no model"):
         EngineWorker(broken)
+
+
+def _stream_through(pieces: list[str]) -> tuple[str, list[str], bool]:
+    stops = StopText()
+    shown = [stops.feed(p) for p in pieces]
+    shown.append(stops.flush())
+    return "".join(shown), shown, stops.stopped
+
+
+def test_stop_text_ends_the_answer_at_echoed_prompt_scaffolding() -> None:
+    text, shown, stopped = _stream_through(["Paris is the capital [1].", "\n</sou", "rce>\nmore"])
+    assert (text.rstrip(), stopped) == ("Paris is the capital [1].", True)
+    assert "</" not in "".join(shown)  # the marker's start was held back, never shown
+    text, _, stopped = _stream_through(["It rose 4%.", "\n", "Quest", "ion: what", " else?"])
+    assert (text, stopped) == ("It rose 4%.", True)
+
+
+def test_stop_text_lets_ordinary_text_through_unchanged() -> None:
+    pieces = ["A <b>bold</b> claim: ", "Questions remain", " about sources <", "3."]
+    text, _, stopped = _stream_through(pieces)
+    assert (text, stopped) == ("".join(pieces), False)
+
+
+def test_a_local_run_stops_at_a_stop_text_with_a_natural_stop() -> None:
+    pieces = {1: b"Answer [1].", 2: b"\n<", 3: b"source id=2>", 4: b"leak"}
+
+    class Tokens:
+        def is_end(self, token: int) -> bool:
+            return False
+
+        def piece(self, token: int) -> bytes:
+            return pieces[token]
+
+    shown: list[str] = []
+    run = StreamingRun(Tokens(), 10, 0, shown.append, None)
+    run.consume((t for t in [1, 2, 3, 4]), 50)
+    result = run.result()
+    assert (result.text, result.stopped_by) == ("Answer [1].", "stop")
+    assert "".join(shown) == "Answer [1]." and run.count == 3  # token 4 was never asked for

@@ -25,6 +25,49 @@ class Utf8Stream:
         return self._decoder.decode(b"", final=True)
 
 
+# Prompt scaffolding a small model sometimes goes on to write after its answer (echoing a source
+# block or inventing the next question): the answer ends there and the marker is never shown.
+STOP_TEXTS = ("<source", "</source>", "\nQuestion:", "\nSources:", "<|im_start|>", "<|im_end|>")
+
+
+class StopText:
+    """Streams text pieces but holds back any tail that could start a stop text (and trailing
+    white space); `feed` returns what is safe to show. Once a stop text appears, `stopped` is set
+    and the text from it on is dropped."""
+
+    def __init__(self, stops: Sequence[str] = STOP_TEXTS) -> None:
+        self.stops = tuple(s for s in stops if s)
+        self._held = ""
+        self.stopped = False
+
+    def feed(self, piece: str) -> str:
+        if self.stopped:
+            return ""
+        text = self._held + piece
+        cut = min((i for i in (text.find(s) for s in self.stops) if i >= 0), default=-1)
+        if cut >= 0:
+            self.stopped, self._held = True, ""
+            return text[:cut].rstrip()
+        safe = text[: len(text) - self._partial_tail(text)]
+        shown = safe.rstrip()  # trailing space waits: it may turn out to end the answer
+        self._held = text[len(shown) :]
+        return shown
+
+    def _partial_tail(self, text: str) -> int:
+        """Length of the longest tail of `text` that is a proper prefix of a stop text."""
+        longest = 0
+        for stop in self.stops:
+            for n in range(min(len(stop) - 1, len(text)), longest, -1):
+                if text.endswith(stop[:n]):
+                    longest = n
+                    break
+        return longest
+
+    def flush(self) -> str:
+        held, self._held = ("" if self.stopped else self._held.rstrip()), ""
+        return held
+
+
 class RepetitionGuard:
     """Detects a generation stuck in a loop: the tail is one block of `p` tokens repeated.
 
@@ -81,13 +124,14 @@ class StreamingRun:
         self.text: list[str] = []
         self._stream = Utf8Stream()
         self._guard = RepetitionGuard()
+        self._stops = StopText()
 
     def consume(self, tokens: Iterator[int], max_tokens: int) -> None:
         with contextlib.closing(tokens):  # type: ignore[type-var]
             for token in tokens:
                 if self._step(token, max_tokens):
                     break
-        self._emit(self._stream.flush())
+        self._emit(self._stops.feed(self._stream.flush()) + self._stops.flush())
 
     def _step(self, token: int, max_tokens: int) -> bool:
         if self.count == 0:
@@ -95,8 +139,8 @@ class StreamingRun:
         if self.engine.is_end(token):
             return True
         self.count += 1
-        self._emit(self._stream.feed(self.engine.piece(token)))
-        return self._should_stop(token, max_tokens)
+        self._emit(self._stops.feed(self._stream.feed(self.engine.piece(token))))
+        return self._stops.stopped or self._should_stop(token, max_tokens)
 
     def _should_stop(self, token: int, max_tokens: int) -> bool:
         if self.cancel is not None and self.cancel.cancelled:

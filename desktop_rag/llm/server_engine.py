@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from desktop_rag.errors import LLMError
-from desktop_rag.llm.generation import RepetitionGuard
+from desktop_rag.llm.generation import RepetitionGuard, StopText
 from desktop_rag.llm.server_http import (
     TRANSPORT_ERRORS,
     Response,
@@ -167,6 +167,7 @@ class _Run:
         self.stopped_by = "stop"
         self.text: list[str] = []
         self._guard = RepetitionGuard()
+        self._stops = StopText()
 
     def cancelled(self) -> bool:
         return self.cancel is not None and self.cancel.cancelled
@@ -177,13 +178,17 @@ class _Run:
                 self.stopped_by = "cancel"
                 return
             if self._step(piece, finish):
-                return
-        if self.cancelled():
-            self.stopped_by = "cancel"
+                break
+        else:
+            if self.cancelled():
+                self.stopped_by = "cancel"
+        self._show(self._stops.flush())
 
     def _step(self, piece: str, finish: str | None) -> bool:
         if piece:
             self._emit(piece)
+            if self._stops.stopped:
+                return True
             if self._guard.add(hash(piece)):
                 self.stopped_by = "repetition"
                 return True
@@ -195,9 +200,13 @@ class _Run:
         if self.count == 0:
             self.ttft_ms = (time.perf_counter() - self.start) * 1000
         self.count += 1
-        self.text.append(piece)
-        if self.on_token is not None:
-            self.on_token(piece)
+        self._show(self._stops.feed(piece))
+
+    def _show(self, text: str) -> None:
+        if text:
+            self.text.append(text)
+            if self.on_token is not None:
+                self.on_token(text)
 
     def result(self, prompt_tokens: int) -> Generation:
         total = (time.perf_counter() - self.start) * 1000
