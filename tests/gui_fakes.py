@@ -121,6 +121,10 @@ class FakeServices:
     def document_chunks(self, doc_id: str) -> list[Chunk]:
         return list(self.chunks.get(doc_id, []))
 
+    def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        every = {c.chunk_id: c for chunks in self.chunks.values() for c in chunks}
+        return {cid: every[cid] for cid in chunk_ids if cid in every}
+
     def save_note(self, title: str, text: str) -> IngestReport:
         return IngestReport(())
 

@@ -250,9 +250,17 @@ def test_smoke_test_command(tmp_path):
 
 
 def test_chats_are_restored_in_a_new_window(qtbot, scripted):
-    scripted.ask("Is this chat restored after a restart?")
+    answer = scripted.ask("When was the main telescope of the observatory completed?")
+    assert answer.citations and not answer.refused
     window = _scripted_window(qtbot, scripted)
-    qtbot.waitUntil(lambda: "restored after a restart" in window.chat_pane.view.toPlainText(),
+    qtbot.waitUntil(lambda: "observatory completed?" in window.chat_pane.view.toPlainText(),
                     timeout=30_000)
     assert window.chat_pane.chats.count() == len(scripted.list_chats())
+    # the restored answer's [1] still opens its source at the cited page
+    turn = next(i for i, t in enumerate(window.chat_pane.turns) if answer.question == t.question)
+    cited = answer.citations[0].chunk
+    assert window.chat.cited_chunk(turn, 1) == cited
+    window.chat_pane.view.anchorClicked.emit(_url(f"cite:{turn}:1"))
+    qtbot.waitUntil(lambda: window.viewer.location is not None, timeout=30_000)
+    assert (window.viewer.location.path, window.viewer.location.page) == (cited.path, cited.page)
     assert window.shutdown()

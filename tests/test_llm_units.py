@@ -203,3 +203,29 @@ def test_a_local_run_stops_at_a_stop_text_with_a_natural_stop() -> None:
     result = run.result()
     assert (result.text, result.stopped_by) == ("Answer [1].", "stop")
     assert "".join(shown) == "Answer [1]." and run.count == 3  # token 4 was never asked for
+
+
+def test_citations_keep_their_inferred_flag_and_old_chat_files_are_upgraded(
+    tmp_path: Path,
+) -> None:
+    import sqlite3
+
+    old = tmp_path / "old.sqlite3"
+    with sqlite3.connect(old) as db:  # a chat file from before the inferred column
+        db.executescript(
+            "CREATE TABLE citations (message_id INTEGER NOT NULL, n INTEGER NOT NULL, chunk_id"
+            " TEXT NOT NULL, doc_id TEXT NOT NULL, path TEXT NOT NULL, title TEXT NOT NULL, page"
+            " INTEGER, char_span TEXT NOT NULL, support REAL NOT NULL);"
+        )
+    db.close()
+    store = ChatStore(old)
+    chat = store.new_chat()
+    p1, p2 = _passage(1, "Steel output was 420 tonnes."), _passage(2, "Iron rose.")
+    answer = Answer("How much?", "420 tonnes [1]. Iron rose.", chat,
+                    (Citation(1, p1.chunk, 0.8), Citation(2, p2.chunk, 0.6, inferred=True)),
+                    (p1, p2), (), False, "none", False)  # fmt: skip
+    store.add_exchange(chat, "How much?", answer)
+    cited = store.history(chat)[1].citations
+    assert [(c["n"], c["inferred"]) for c in cited] == [(1, False), (2, True)]
+    assert cited[0]["chunk_id"] == p1.chunk.chunk_id
+    store.close()

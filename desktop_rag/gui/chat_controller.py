@@ -35,10 +35,25 @@ def turn_views(history: Sequence[Any]) -> list[TurnView]:
         elif _attr(item, "role") == "user":
             pending = str(_attr(item, "content"))
         elif _attr(item, "role") == "assistant":
+            cited = list(_attr(item, "citations") or ())
             turns.append(TurnView(pending, str(_attr(item, "content")),
-                                  refused=bool(_attr(item, "refused"))))
+                                  refused=bool(_attr(item, "refused")),
+                                  citations=tuple(int(c["n"]) for c in cited),
+                                  inferred=tuple(int(c["n"]) for c in cited if c.get("inferred"))))
             pending = ""
     return turns
+
+
+def cited_chunks(history: Sequence[Any], chunks: dict[str, Chunk]) -> dict[int, dict[int, Chunk]]:
+    """Turn index -> citation number -> chunk, for the stored citations of past answers whose
+    chunks are still in the library (what a click on [n] in a restored chat opens)."""
+    out: dict[int, dict[int, Chunk]] = {}
+    for turn, item in enumerate(i for i in history if _attr(i, "role") == "assistant"):
+        found = {int(c["n"]): chunks[c["chunk_id"]] for c in _attr(item, "citations") or ()
+                 if c.get("chunk_id") in chunks}  # fmt: skip
+        if found:
+            out[turn] = found
+    return out
 
 
 def _turn_from_record(item: Any) -> TurnView:
@@ -110,12 +125,20 @@ class ChatController(QObject):
 
     def select_chat(self, chat_id: str) -> None:
         self.chat_id = chat_id
-        self.llm.submit("history", lambda _j: list(self.services.chat_history(chat_id)),
+        self.llm.submit("history", lambda _j: self._history(chat_id),
                         on_done=lambda h: self._show_history(chat_id, h))
 
-    def _show_history(self, chat_id: str, history: object) -> None:
-        if chat_id == self.chat_id:  # ignore a history that arrives after a switch
-            self.pane.show_turns(turn_views(history if isinstance(history, list) else []))
+    def _history(self, chat_id: str) -> tuple[list[Any], dict[int, dict[int, Chunk]]]:
+        """The chat's turns and the chunks their citations point at (on the worker)."""
+        history = list(self.services.chat_history(chat_id))
+        ids = [str(c["chunk_id"]) for t in history for c in _attr(t, "citations") or ()]
+        return history, cited_chunks(history, self.services.get_chunks(ids) if ids else {})
+
+    def _show_history(self, chat_id: str, loaded: object) -> None:
+        if chat_id != self.chat_id or not isinstance(loaded, tuple):
+            return  # a history that arrives after a switch
+        history, cited = loaded
+        self.pane.show_turns(turn_views(history), cited)
 
     # ---- asking -------------------------------------------------------------------------
     def ask(self, question: str) -> Job:
@@ -168,7 +191,7 @@ class ChatController(QObject):
     def cited_chunk(self, turn: int, n: int) -> Chunk | None:
         answer = self.pane.answers.get(turn)
         if answer is None:
-            return None
+            return self.pane.restored_citations.get(turn, {}).get(n)
         for citation in answer.citations:
             if citation.n == n:
                 return citation.chunk

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_rag.domain import Answer
+from desktop_rag.domain import Answer, Chunk
 from desktop_rag.gui.render import TurnView, chat_html, parse_cite_link
 
 RENDER_INTERVAL_MS = 60
@@ -57,6 +57,7 @@ class ChatPane(QWidget):
         super().__init__(parent)
         self.turns: list[TurnView] = []
         self.answers: dict[int, Answer] = {}
+        self.restored_citations: dict[int, dict[int, Chunk]] = {}  # past turns of a chat
         self.view = QTextBrowser()
         self.view.setOpenLinks(False)
         self.view.anchorClicked.connect(self._link_clicked)
@@ -121,11 +122,15 @@ class ChatPane(QWidget):
         if isinstance(chat_id, str):
             self.chat_selected.emit(chat_id)
 
-    def show_turns(self, turns: list[TurnView]) -> None:
-        """Shows past turns; an answer still streaming stays at the end."""
+    def show_turns(
+        self, turns: list[TurnView], cited: dict[int, dict[int, Chunk]] | None = None
+    ) -> None:
+        """Shows past turns (`cited`: their citations' chunks by turn and number); an answer
+        still streaming stays at the end."""
         streaming = [t for t in self.turns[-1:] if t.streaming]
         self.turns = list(turns) + streaming
         self.answers.clear()
+        self.restored_citations = dict(cited or {})
         self.refresh()
 
     # ---- asking and streaming ------------------------------------------------------------

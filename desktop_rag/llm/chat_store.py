@@ -26,9 +26,13 @@ CREATE TABLE IF NOT EXISTS messages (
 CREATE TABLE IF NOT EXISTS citations (
     message_id INTEGER NOT NULL REFERENCES messages(message_id) ON DELETE CASCADE,
     n INTEGER NOT NULL, chunk_id TEXT NOT NULL, doc_id TEXT NOT NULL, path TEXT NOT NULL,
-    title TEXT NOT NULL, page INTEGER, char_span TEXT NOT NULL, support REAL NOT NULL);
+    title TEXT NOT NULL, page INTEGER, char_span TEXT NOT NULL, support REAL NOT NULL,
+    inferred INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS messages_by_chat ON messages(chat_id, message_id);
 """
+
+
+_CITATION_COLUMNS = "n, chunk_id, doc_id, path, title, page, char_span, support, inferred"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,16 @@ class ChatStore:
         self._lock = threading.Lock()
         self._db.execute("PRAGMA foreign_keys = ON")
         self._db.executescript(SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Chat files written before citations recorded `inferred` gain the column (as 0)."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(citations)")}
+        if "inferred" not in columns:
+            with self._db:
+                self._db.execute(
+                    "ALTER TABLE citations ADD COLUMN inferred INTEGER NOT NULL DEFAULT 0"
+                )
 
     def new_chat(self, title: str = "New chat") -> str:
         chat_id = uuid.uuid4().hex[:12]
@@ -105,12 +119,13 @@ class ChatStore:
 
     def _citations(self, message_id: int) -> list[dict[str, Any]]:
         rows = self._db.execute(
-            "SELECT n, chunk_id, doc_id, path, title, page, char_span, support FROM citations "
-            "WHERE message_id = ? ORDER BY n",
+            f"SELECT {_CITATION_COLUMNS} FROM citations WHERE message_id = ? ORDER BY n",
             (message_id,),
         ).fetchall()
-        keys = ("n", "chunk_id", "doc_id", "path", "title", "page", "char_span", "support")
-        return [{**dict(zip(keys, r, strict=True)), "char_span": json.loads(r[6])} for r in rows]
+        keys = _CITATION_COLUMNS.split(", ")
+        cited = [dict(zip(keys, r, strict=True)) for r in rows]
+        return [{**c, "char_span": json.loads(c["char_span"]), "inferred": bool(c["inferred"])}
+                for c in cited]  # fmt: skip
 
     def add_exchange(self, chat_id: str, query: str, answer: Answer) -> None:
         """Stores a question (with its standalone query) and its answer with citations."""
@@ -118,7 +133,8 @@ class ChatStore:
             self._insert(chat_id, "user", answer.question, query, False)
             mid = self._insert(chat_id, "assistant", answer.answer, None, answer.refused)
             self._db.executemany(
-                "INSERT INTO citations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO citations (message_id, {_CITATION_COLUMNS})"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_citation_row(mid, c) for c in answer.citations],
             )
             self._touch(chat_id, answer.question)
@@ -160,4 +176,5 @@ def _citation_row(message_id: int, citation: Any) -> tuple[Any, ...]:
         chunk.page,
         json.dumps(list(chunk.char_span)),
         citation.support,
+        int(citation.inferred),
     )

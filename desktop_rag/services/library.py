@@ -101,6 +101,10 @@ class LibraryService:
         self.get_document(doc_id)
         return self.ctx.catalog.chunks_of(doc_id)
 
+    def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        """The searchable chunks among `chunk_ids` (a removed document's are absent)."""
+        return self.ctx.catalog.get_chunks(list(chunk_ids)) if chunk_ids else {}
+
     def save_note(self, title: str, text: str) -> IngestReport:
         """Writes <notes_dir>/<slug>.md (a new name if it exists) and ingests it."""
         folder = self.ctx.paths.notes_dir
