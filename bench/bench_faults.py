@@ -3,7 +3,9 @@ then checks, after every kill: no document indexed before the trial is lost, the
 is never half-visible (no indexed chunk without its vector or FTS row), the next ingestion
 completes, and the `doctor --check` consistency check passes (catalog, Chroma and FTS agree chunk
 for chunk). Between trials the folder changes (files added, one removed, a note edited), so kills
-also land in updates and removals.
+also land in updates and removals. A trial whose child finishes before its kill is reported but
+does not count: trials go on until N kills have landed mid-run, each at a time drawn from the
+length of the last uninterrupted run, so the kills spread over the whole of a run.
 
     .venv/bin/python -m bench.run faults [--quick] [--faults-trials N] [--faults-embedder real|hash]
                                          [--faults-core-trials N]
@@ -24,12 +26,14 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT.parent / "shared" / "data" / "mmlongbench" / "documents"
 CHILD = ROOT / "tests" / "hardening_child.py"
+MAX_ATTEMPTS_PER_KILL = 4  # a trial whose child finishes before its kill does not count
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
 
 
@@ -67,17 +71,18 @@ def run_trials(
         for pdf in spare[:3]:
             shutil.copy(pdf, folder)
         first = verify(lib, folder, embedder, set())  # the starting library, not killed
-        indexed, seconds = set(first["indexed"]), first["ingest_s"]
-        rows = []
-        for trial in range(1, trials + 1):
-            change = mutate(folder, spare, rng, trial)
-            kill_at = rng.uniform(0.0, max(0.5, seconds))
-            killed = kill_during_ingest(lib, folder, embedder, kill_at)
+        indexed, window = set(first["indexed"]), first["ingest_s"]
+        rows: list[dict[str, Any]] = []
+        while _kills(rows) < trials and len(rows) < MAX_ATTEMPTS_PER_KILL * trials:
+            change = mutate(folder, spare, rng, len(rows) + 1)
+            kill_at = rng.uniform(0.0, max(0.3, window))
+            killed, took = kill_during_ingest(lib, folder, embedder, kill_at)
+            window = took if took is not None else window  # a trial's work lasts about this long
             gone = {p for p in indexed if not Path(p).exists()}
             result = verify(lib, folder, embedder, indexed - gone)
-            rows.append({"trial": trial, "change": change, "kill_after_s": round(kill_at, 2),
-                         "killed": killed, **summary(result)})
-            indexed, seconds = set(result["indexed"]), max(seconds, result["ingest_s"])
+            rows.append({"trial": len(rows) + 1, "change": change,
+                         "kill_after_s": round(kill_at, 2), "killed": killed, **summary(result)})
+            indexed = set(result["indexed"])
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
         result = report(rows, embedder)
         result["core_cache"] = run_core_trials(core_trials, work, seed)
@@ -104,24 +109,34 @@ def mutate(folder: Path, spare: list[Path], rng: random.Random, trial: int) -> s
     return "none"
 
 
-def kill_during_ingest(lib: Path, folder: Path, embedder: str, after_s: float) -> str:
-    """Starts the ingest child and SIGKILLs it `after_s` seconds after its models are loaded."""
+def _kills(rows: list[dict[str, Any]]) -> int:
+    return sum(str(r["killed"]).startswith("killed") for r in rows)
+
+
+def kill_during_ingest(
+    lib: Path, folder: Path, embedder: str, after_s: float
+) -> tuple[str, float | None]:
+    """Starts the ingest child and SIGKILLs it `after_s` seconds after its models are loaded.
+    Returns what happened and, when the child finished first, how long its ingestion took."""
     child = subprocess.Popen(
         [sys.executable, str(CHILD), str(lib), str(folder), "--embedder", embedder],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=ENV, cwd=ROOT,
     )
     assert child.stdout is not None
     lines = [child.stdout.readline().strip()]
+    began, took = time.monotonic(), None
     timer = threading.Timer(after_s, child.send_signal, (signal.SIGKILL,))
     timer.start()
-    lines += [line.strip() for line in child.stdout]
+    for line in child.stdout:
+        lines.append(line.strip())
+        took = time.monotonic() - began if lines[-1] == "finished" else took
     child.wait()
     timer.cancel()
-    if "finished" in lines:
-        return "finished before the kill"
+    if took is not None:
+        return "finished before the kill", took
     done = [ln for ln in lines if ln.startswith("file-done")]
     stage = done[-1] if done else ("loading" if "started" not in lines else "file-done 0")
-    return f"killed ({stage})"
+    return f"killed ({stage})", None
 
 
 VERIFY = """
@@ -195,7 +210,7 @@ def report(rows: list[dict[str, Any]], embedder: str) -> dict[str, Any]:
     return {
         "embedder": embedder,
         "trials": len(rows),
-        "killed_mid_run": sum(r["killed"].startswith("killed") for r in rows),
+        "killed_mid_run": _kills(rows),
         "failures": len(failures),
         "documents_lost": sum(len(r.get("lost", [])) for r in rows),
         "trials_with_interrupted_docs": sum(r.get("interrupted_docs", 0) > 0 for r in rows),
