@@ -4,9 +4,10 @@ FTS5 stays the persisted, incrementally updated sparse index. Its own bm25() cos
 per matching row, which dominates hybrid latency in a large library (about 24 ms median, 45 ms p95
 at 50,000 chunks), so searches use a bm25s snapshot of the same rows (about 1 ms) while the
 snapshot is current: built for the catalog generation it was read at. After a write the snapshot
-is stale and searches go to FTS5 until a rebuild, started on a background thread once the library
-has stopped changing between two searches, replaces it. Same tokens both ways (words, stopwords
-dropped, English stemming); scores differ in scale, which fusion by rank ignores.
+is stale and searches go to FTS5 until a rebuild replaces it: started on a background thread after
+an ingestion (when this process searched before), or once two searches in a row saw the same
+generation. Same tokens both ways (words, stopwords dropped, English stemming); the scores differ
+in scale, which fusion by rank ignores.
 """
 
 from __future__ import annotations
@@ -142,9 +143,10 @@ class MemoryBm25Index:
             self._start_rebuild()
 
     def _maybe_rebuild(self, generation: int) -> None:
-        """Rebuilds once the generation is the same at two searches in a row (or at the first),
-        so a running ingestion does not trigger a rebuild per document."""
-        settled = self._last_seen is None or self._last_seen == generation
+        """Rebuilds once the generation is the same at two searches in a row: a running
+        ingestion does not trigger a rebuild per document, and a one-off search (the CLI) does
+        not pay for a snapshot it will never use."""
+        settled = self._last_seen == generation
         self._last_seen = generation
         if settled:
             self._start_rebuild()
