@@ -4,8 +4,9 @@ is never half-visible (no indexed chunk without its vector or FTS row), the next
 completes, and the `doctor --check` consistency check passes (catalog, Chroma and FTS agree chunk
 for chunk). Between trials the folder changes (files added, one removed, a note edited), so kills
 also land in updates and removals. A trial whose child finishes before its kill is reported but
-does not count: trials go on until N kills have landed mid-run, each at a time drawn from the
-length of the last uninterrupted run, so the kills spread over the whole of a run.
+does not count: trials go on until N kills have landed mid-run. Each trial first times the same
+work uninterrupted on a copy-and-restore of the library, then kills at a time drawn uniformly from
+that length, so the kills spread over the whole of a run.
 
     .venv/bin/python -m bench.run faults [--quick] [--faults-trials N] [--faults-embedder real|hash]
                                          [--faults-core-trials N]
@@ -71,16 +72,16 @@ def run_trials(
         for pdf in spare[:3]:
             shutil.copy(pdf, folder)
         first = verify(lib, folder, embedder, set())  # the starting library, not killed
-        indexed, window = set(first["indexed"]), first["ingest_s"]
+        indexed = set(first["indexed"])
         rows: list[dict[str, Any]] = []
         while _kills(rows) < trials and len(rows) < MAX_ATTEMPTS_PER_KILL * trials:
             change = mutate(folder, spare, rng, len(rows) + 1)
-            kill_at = rng.uniform(0.0, max(0.3, window))
-            killed, took = kill_during_ingest(lib, folder, embedder, kill_at)
-            window = took if took is not None else window  # a trial's work lasts about this long
+            length = timed_run(lib, folder, embedder, work / "lib-before")
+            kill_at = rng.uniform(0.0, length)
+            killed, _ = kill_during_ingest(lib, folder, embedder, kill_at)
             gone = {p for p in indexed if not Path(p).exists()}
             result = verify(lib, folder, embedder, indexed - gone)
-            rows.append({"trial": len(rows) + 1, "change": change,
+            rows.append({"trial": len(rows) + 1, "change": change, "run_s": round(length, 2),
                          "kill_after_s": round(kill_at, 2), "killed": killed, **summary(result)})
             indexed = set(result["indexed"])
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
@@ -107,6 +108,17 @@ def mutate(folder: Path, spare: list[Path], rng: random.Random, trial: int) -> s
             shutil.copy(pdf, folder)
         return "added " + ", ".join(p.name for p in added)
     return "none"
+
+
+def timed_run(lib: Path, folder: Path, embedder: str, backup: Path) -> float:
+    """How long this trial's ingestion takes uninterrupted: run it on the library, then put the
+    library back as it was (so the killed run does the same work)."""
+    shutil.rmtree(backup, ignore_errors=True)
+    shutil.copytree(lib, backup)
+    _, took = kill_during_ingest(lib, folder, embedder, 24 * 3600.0)
+    shutil.rmtree(lib)
+    shutil.copytree(backup, lib)
+    return took or 0.0
 
 
 def _kills(rows: list[dict[str, Any]]) -> int:
