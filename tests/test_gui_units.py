@@ -137,3 +137,19 @@ def test_pdf_find_moves_to_the_match(qtbot, tmp_path: Path) -> None:
     qtbot.waitUntil(lambda: panel.find_text("spectrograph"), timeout=5000)
     assert panel.pdf.verticalScrollBar().value() > top  # page 2 is further down
     assert not panel.find_text("no such words anywhere")
+
+
+def test_restored_answers_link_every_citation() -> None:
+    from desktop_rag.llm.chat_store import ChatTurn
+
+    def cite(n: int, inferred: bool = False) -> dict[str, object]:
+        return {"n": n, "chunk_id": f"d:{n}", "inferred": inferred}
+
+    turns = [
+        ChatTurn("user", "Q?", "t"),
+        ChatTurn("assistant", "Steel rose [1, 3].", "t", citations=[cite(1), cite(2), cite(3)]),
+        ChatTurn("user", "Q2?", "t"),
+        ChatTurn("assistant", "Iron fell.", "t", citations=[cite(4, inferred=True)]),
+    ]
+    views = turn_views(turns)
+    assert [(v.citations, v.inferred) for v in views] == [((1, 2, 3), (2,)), ((4,), (4,))]

@@ -14,7 +14,7 @@ from desktop_rag.errors import CancelledError
 from desktop_rag.gui.chat_pane import ChatPane
 from desktop_rag.gui.error_presenter import describe
 from desktop_rag.gui.facade import GuiServices
-from desktop_rag.gui.render import TurnView
+from desktop_rag.gui.render import CITE, TurnView
 from desktop_rag.gui.workers import Job, SerialWorker
 
 log = logging.getLogger(__name__)
@@ -35,13 +35,20 @@ def turn_views(history: Sequence[Any]) -> list[TurnView]:
         elif _attr(item, "role") == "user":
             pending = str(_attr(item, "content"))
         elif _attr(item, "role") == "assistant":
-            cited = list(_attr(item, "citations") or ())
-            turns.append(TurnView(pending, str(_attr(item, "content")),
-                                  refused=bool(_attr(item, "refused")),
-                                  citations=tuple(int(c["n"]) for c in cited),
-                                  inferred=tuple(int(c["n"]) for c in cited if c.get("inferred"))))
+            turns.append(_restored_answer(pending, item))
             pending = ""
     return turns
+
+
+def _restored_answer(question: str, item: Any) -> TurnView:
+    """A stored answer; a citation without its [n] in the text counts as inferred (chat files
+    from before the flag was stored do not say)."""
+    text, cited = str(_attr(item, "content")), list(_attr(item, "citations") or ())
+    marked = {int(n) for group in CITE.findall(text) for n in group.split(",")}
+    return TurnView(question, text, refused=bool(_attr(item, "refused")),
+                    citations=tuple(int(c["n"]) for c in cited),
+                    inferred=tuple(int(c["n"]) for c in cited
+                                   if c.get("inferred") or int(c["n"]) not in marked))  # fmt: skip
 
 
 def cited_chunks(history: Sequence[Any], chunks: dict[str, Chunk]) -> dict[int, dict[int, Chunk]]:
