@@ -27,10 +27,15 @@ STOPWORDS = frozenset(
 )
 
 
+def words(text: str) -> list[str]:
+    """The lower-cased words of `text`, as both BM25 indexes see them before stopwords go."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
 def match_query(text: str) -> str | None:
     """An FTS5 MATCH expression for `text`, or None when it has no searchable word."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    kept = [w for w in words if w not in STOPWORDS] or words
+    found = words(text)
+    kept = [w for w in found if w not in STOPWORDS] or found
     unique = list(dict.fromkeys(kept))[:MAX_TERMS]
     if not unique:
         return None

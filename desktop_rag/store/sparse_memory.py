@@ -17,6 +17,7 @@ import sqlite3
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from desktop_rag.store.catalog import Catalog
-from desktop_rag.store.sparse import _WORD, MAX_TERMS, STOPWORDS, FtsSparseIndex
+from desktop_rag.store.sparse import MAX_TERMS, STOPWORDS, FtsSparseIndex, words
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +47,8 @@ class Tokenizer:
     def __call__(self, text: str) -> list[str]:
         """Interned stems: a snapshot of 50,000 chunks holds millions of tokens but few distinct
         ones, so each distinct stem is kept once while the index is built."""
-        words = [w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS]
-        return [sys.intern(w) for w in self._stemmer.stemWords(words)]
+        kept = [w for w in words(text) if w not in STOPWORDS]
+        return [sys.intern(w) for w in self._stemmer.stemWords(kept)]
 
     def query(self, text: str) -> list[str]:
         return list(dict.fromkeys(self(text)))[:MAX_TERMS]
@@ -60,6 +61,7 @@ class Snapshot:
     doc_ids: list[str]
     model: Any  # bm25s.BM25
     seconds: float
+    chunks_per_doc: dict[str, int]
 
     def memory_bytes(self) -> int:
         arrays = self.model.scores.values()
@@ -86,8 +88,10 @@ def build_snapshot(db_path: Any, tokenize: Tokenizer) -> Snapshot:
     if corpus:
         model.index(corpus, show_progress=False)
     generation = int(str(found[0][0])) if found else 0
+    doc_ids = [r[1] for r in rows]
     return Snapshot(
-        generation, [r[0] for r in rows], [r[1] for r in rows], model, time.perf_counter() - start
+        generation, [r[0] for r in rows], doc_ids, model, time.perf_counter() - start,
+        dict(Counter(doc_ids)),
     )
 
 
@@ -129,7 +133,7 @@ class MemoryBm25Index:
     ) -> list[tuple[str, float]]:
         if k <= 0 or not snap.chunk_ids:
             return []
-        extra = sum(1 for d in snap.doc_ids if d in exclude) if exclude else 0
+        extra = sum(snap.chunks_per_doc.get(d, 0) for d in exclude)
         n = min(k + extra, len(snap.chunk_ids))
         found, scores = snap.model.retrieve([tokens], k=n, show_progress=False, n_threads=1)
         hits = [
