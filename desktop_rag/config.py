@@ -12,6 +12,7 @@ from desktop_rag.errors import ConfigError
 
 PROFILES = ("default", "tiny")
 RERANKERS = ("auto", "none", "cross-encoder", "llm")
+FUSIONS = ("zscore", "rrf")
 SEARCH_MODES = ("hybrid", "dense", "bm25")
 STORE_MODES = ("embedded", "server")
 LLM_BACKENDS = ("local", "server")
@@ -44,6 +45,7 @@ class LLMSettings:
 class RetrievalSettings:
     top_k: int = 6
     fetch_k: int = 80
+    fusion: str = "zscore"  # z-scored convex combination of dense and BM25 scores, or "rrf"
     rrf_k: int = 60
     dense_weight: float = 1.0
     sparse_weight: float = 1.0
@@ -76,6 +78,7 @@ class Settings:
     def validate(self) -> Settings:
         _check_choice("profile", self.profile, PROFILES)
         _check_choice("retrieval.reranker", self.retrieval.reranker, RERANKERS)
+        _check_choice("retrieval.fusion", self.retrieval.fusion, FUSIONS)
         _check_choice("store.mode", self.store.mode, STORE_MODES)
         _check_choice("llm.backend", self.llm.backend, LLM_BACKENDS)
         _check_gpu_layers(self.llm.gpu_layers)
@@ -131,9 +134,7 @@ def _coerce(key: str, default: object, value: object) -> object:
             return value
         if key.endswith("gpu_layers") and isinstance(value, int):
             return str(value)
-    raise ConfigError(
-        f"Invalid setting {key} = {value!r}", f"expected a {type(default).__name__}"
-    )
+    raise ConfigError(f"Invalid setting {key} = {value!r}", f"expected a {type(default).__name__}")
 
 
 def _fill(obj: Any, data: dict[str, Any], prefix: str) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
-from desktop_rag.retrieval.fusion import dedupe, rrf_fuse
+from desktop_rag.retrieval.fusion import dedupe, rrf_fuse, zscore_fuse
 
 
 def test_rrf_scores_follow_the_formula() -> None:
@@ -47,3 +49,48 @@ def test_smaller_k_favours_top_ranks() -> None:
 def test_empty_rankings() -> None:
     assert rrf_fuse({}) == []
     assert rrf_fuse({"dense": []}) == []
+
+
+def test_zscore_fusion_is_a_convex_combination_of_standardised_scores() -> None:
+    dense = [("a", 0.9), ("b", 0.5), ("c", 0.1)]  # z: 1.22, 0, -1.22
+    bm25 = [("c", 30.0), ("d", 10.0)]  # z: 1, -1; scale ignored
+    fused = zscore_fuse({"dense": dense, "bm25": bm25})
+    scores = {f.chunk_id: f.score for f in fused}
+    z = 0.4 / statistics.pstdev([0.9, 0.5, 0.1])
+    assert scores["a"] == pytest.approx(0.5 * 2 * z)
+    assert scores["b"] == pytest.approx(0.5 * z)
+    assert scores["c"] == pytest.approx(0.5 * 2.0)  # dense floor (0) plus the best BM25 (2)
+    assert scores["d"] == pytest.approx(0.0)
+    assert fused[0].ranks == {"dense": 1}
+    assert {f.chunk_id: f.ranks for f in fused}["c"] == {"dense": 3, "bm25": 1}
+
+
+def test_zscore_fusion_ignores_the_scale_of_each_retriever() -> None:
+    lists = {"dense": [("a", 0.8), ("b", 0.6), ("c", 0.5)], "bm25": [("b", 9.0), ("c", 3.0)]}
+    scaled = {"dense": lists["dense"], "bm25": [(c, s * 1000) for c, s in lists["bm25"]]}
+    order = [f.chunk_id for f in zscore_fuse(lists)]
+    assert order == [f.chunk_id for f in zscore_fuse(scaled)]
+    assert order[0] == "b"  # second for dense, first for BM25
+
+
+def test_zscore_weights_and_bonus() -> None:
+    lists = {"dense": [("a", 0.9), ("b", 0.1)], "bm25": [("b", 5.0), ("a", 1.0)]}
+    assert zscore_fuse(lists, {"dense": 3.0, "bm25": 1.0})[0].chunk_id == "a"
+    assert zscore_fuse(lists, {"dense": 1.0, "bm25": 3.0})[0].chunk_id == "b"
+    boosted = zscore_fuse(lists, {"dense": 3.0, "bm25": 1.0}, {"exact": (["b"], 2.0)})
+    assert boosted[0].chunk_id == "b"
+    assert boosted[0].ranks["exact"] == 1
+
+
+def test_zscore_single_hit_counts_above_the_missing() -> None:
+    dense = [("a", 0.7), ("b", 0.7), ("c", 0.1)]
+    fused = zscore_fuse({"dense": dense, "bm25": [("b", 4.0)]})
+    assert [f.chunk_id for f in fused] == ["b", "a", "c"]
+    assert fused[0].score - fused[1].score == pytest.approx(0.5)
+    assert zscore_fuse({}) == []
+    assert zscore_fuse({"dense": []}) == []
+
+
+def test_zscore_keeps_the_first_score_of_a_repeated_id() -> None:
+    fused = zscore_fuse({"dense": [("a", 0.9), ("a", 0.1), ("b", 0.5)]})
+    assert [f.chunk_id for f in fused] == ["a", "b"]

@@ -42,9 +42,12 @@ def test_hybrid_fuses_both_retrievers_and_records_ranks() -> None:
     top = result.candidates[0]
     assert top.chunk.chunk_id == "a:00000"
     assert top.sources == {"dense": 1, "bm25": 1, "exact": 1}
-    assert top.score == pytest.approx(3 / 61)
+    assert top.score > result.candidates[1].score + 1.0  # the exact-identifier bonus
     assert not result.insufficient_evidence
     assert {"embed_ms", "dense_ms", "bm25_ms", "fuse_ms", "lookup_ms"} <= result.timings_ms.keys()
+    by_rank = build(chunks, fusion="rrf").retrieve("gasket XK-4471-B pressure", k=3)
+    assert by_rank.candidates[0].chunk.chunk_id == "a:00000"
+    assert by_rank.candidates[0].score == pytest.approx(3 / 61)
 
 
 def test_single_modes_keep_their_native_scores() -> None:

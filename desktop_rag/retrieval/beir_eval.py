@@ -1,9 +1,9 @@
 """Runs of every retrieval mode over a BEIR query set, at document level.
 
 Chunks are passages of corpus documents; each retriever's passage ranking is turned into a
-document ranking by the document's best passage (MaxP), and the hybrid mode fuses those
-document rankings with weighted RRF. Re-rankers re-score the fused top documents through each
-document's best passage.
+document ranking by the document's best passage (MaxP, with that passage's score), and the
+hybrid mode fuses those document rankings as the app fuses passages (retrieval.fusion).
+Re-rankers re-score the fused top documents through each document's best passage.
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 
 from desktop_rag.protocols import Reranker
 from desktop_rag.retrieval.beir import BeirSet, IndexedCorpus
-from desktop_rag.retrieval.fusion import dedupe, rrf_fuse
+from desktop_rag.retrieval.fusion import first_scores
 from desktop_rag.retrieval.hybrid import (
     DENSE,
     EXACT,
     SPARSE,
     HybridConfig,
     HybridRetriever,
+    fuse,
     identifiers,
 )
 from desktop_rag.retrieval.metrics import evaluate
@@ -42,9 +43,12 @@ class QueryRuns:
         self.latency_ms.setdefault(mode, []).append(ms)
 
 
-def to_docs(chunk_ids: Sequence[str], chunk_doc: Mapping[str, str]) -> list[str]:
-    """Document ranking by best passage (first occurrence), unknown chunks skipped."""
-    return dedupe([chunk_doc[c] for c in chunk_ids if c in chunk_doc])
+def to_doc_hits(
+    hits: Sequence[tuple[str, float]], chunk_doc: Mapping[str, str]
+) -> list[tuple[str, float]]:
+    """Document hits scored by their best passage, best first, unknown chunks skipped."""
+    mapped = [(chunk_doc[cid], score) for cid, score in hits if cid in chunk_doc]
+    return list(first_scores(mapped).items())
 
 
 def best_passages(chunk_ids: Sequence[str], chunk_doc: Mapping[str, str]) -> dict[str, str]:
@@ -55,10 +59,12 @@ def best_passages(chunk_ids: Sequence[str], chunk_doc: Mapping[str, str]) -> dic
     return best
 
 
-def _timed(fn: Callable[[], list[tuple[str, float]]]) -> tuple[list[str], float]:
+def _timed(
+    fn: Callable[[], list[tuple[str, float]]],
+) -> tuple[list[tuple[str, float]], float]:
     start = time.perf_counter()
     hits = fn()
-    return [cid for cid, _ in hits], (time.perf_counter() - start) * 1000
+    return hits, (time.perf_counter() - start) * 1000
 
 
 def run_query(
@@ -73,24 +79,21 @@ def run_query(
     cfg: HybridConfig = retriever.config
     dense, dense_ms = _timed(lambda: retriever.dense(query, FETCH))
     sparse, sparse_ms = _timed(lambda: retriever.bm25(query, FETCH))
-    dense_docs, sparse_docs = to_docs(dense, index.chunk_doc), to_docs(sparse, index.chunk_doc)
-    out.add("dense", qid, dense_docs, dense_ms)
-    out.add("bm25", qid, sparse_docs, sparse_ms)
+    by_doc = index.chunk_doc
+    lists = {DENSE: to_doc_hits(dense, by_doc), SPARSE: to_doc_hits(sparse, by_doc)}
+    out.add("dense", qid, [d for d, _ in lists[DENSE]], dense_ms)
+    out.add("bm25", qid, [d for d, _ in lists[SPARSE]], sparse_ms)
     start = time.perf_counter()
-    weights = {DENSE: cfg.dense_weight, SPARSE: cfg.sparse_weight, EXACT: cfg.exact_weight}
-    rankings = {DENSE: dense_docs, SPARSE: sparse_docs}
     codes = identifiers(query)
     if codes:
-        exact = [
-            c for c in sparse if all(code in index.doc_text.get(c, "").lower() for code in codes)
-        ]
-        rankings[EXACT] = to_docs(exact, index.chunk_doc)
-    fused = rrf_fuse(rankings, weights, cfg.rrf_k)
-    hybrid = [f.chunk_id for f in fused]
+        text = index.doc_text
+        exact = [h for h in sparse if all(c in text.get(h[0], "").lower() for c in codes)]
+        lists[EXACT] = to_doc_hits(exact, index.chunk_doc)
+    hybrid = [f.chunk_id for f in fuse(lists, cfg)]
     out.add("hybrid", qid, hybrid, dense_ms + sparse_ms + (time.perf_counter() - start) * 1000)
     if not rerankers:
         return
-    chunk_order = [f.chunk_id for f in rrf_fuse({DENSE: dense, SPARSE: sparse}, weights, cfg.rrf_k)]
+    chunk_order = [f.chunk_id for f in fuse({DENSE: dense, SPARSE: sparse}, cfg)]
     passage = best_passages(chunk_order, index.chunk_doc)
     for name, reranker in rerankers.items():
         start = time.perf_counter()

@@ -1,5 +1,6 @@
 """Hybrid retrieval: dense (embedder + vector index) and BM25 over the same chunks, over-fetched,
-fused with weighted Reciprocal Rank Fusion, then gated by the evidence threshold."""
+fused (z-scored convex combination by default, or weighted Reciprocal Rank Fusion), then gated by
+the evidence threshold."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from desktop_rag.domain import Chunk, ScoredChunk
 from desktop_rag.errors import ConfigError
 from desktop_rag.protocols import ChunkLookup, Embedder, SparseIndex, VectorIndex
 from desktop_rag.retrieval.evidence import EvidenceGate, term_coverage
-from desktop_rag.retrieval.fusion import DEFAULT_RRF_K, rrf_fuse
+from desktop_rag.retrieval.fusion import DEFAULT_RRF_K, Fused, rrf_fuse, zscore_fuse
 
 MODES = ("hybrid", "dense", "bm25")
 DENSE, SPARSE, EXACT = "dense", "bm25", "exact"
@@ -30,11 +31,27 @@ def identifiers(query: str) -> list[str]:
 @dataclass(frozen=True, slots=True)
 class HybridConfig:
     fetch_k: int = 80
+    fusion: str = "zscore"  # or "rrf"
     rrf_k: int = DEFAULT_RRF_K
     dense_weight: float = 1.0
     sparse_weight: float = 1.0
     exact_weight: float = 1.0  # the exact-identifier list (hybrid mode, code-like queries only)
     gate: EvidenceGate = field(default_factory=EvidenceGate)
+
+
+def fuse(lists: dict[str, list[tuple[str, float]]], config: HybridConfig) -> list[Fused]:
+    """Dense, BM25 and exact-identifier hits as one ranking, by the configured fusion.
+
+    With score fusion the exact list is a bonus of `exact_weight` deviations rather than a third
+    score: its scores are BM25's again."""
+    weights = {DENSE: config.dense_weight, SPARSE: config.sparse_weight, EXACT: config.exact_weight}
+    if config.fusion == "rrf":
+        rankings = {name: [cid for cid, _ in hits] for name, hits in lists.items()}
+        return rrf_fuse(rankings, weights, config.rrf_k)
+    scored = {name: hits for name, hits in lists.items() if name != EXACT}
+    exact = [cid for cid, _ in lists.get(EXACT, [])]
+    bonus = {EXACT: (exact, config.exact_weight)} if exact else None
+    return zscore_fuse(scored, weights, bonus)
 
 
 @dataclass(slots=True)
@@ -178,11 +195,7 @@ class HybridRetriever:
         if mode != "hybrid":
             name, hits = next(iter(lists.items()))
             return [(cid, score, {name: r}) for r, (cid, score) in enumerate(hits, start=1)]
-        cfg = self.config
-        weights = {DENSE: cfg.dense_weight, SPARSE: cfg.sparse_weight, EXACT: cfg.exact_weight}
-        rankings = {name: [cid for cid, _ in hits] for name, hits in lists.items()}
-        fused = rrf_fuse(rankings, weights, self.config.rrf_k)
-        return [(f.chunk_id, f.score, f.ranks) for f in fused]
+        return [(f.chunk_id, f.score, f.ranks) for f in fuse(lists, self.config)]
 
     def _materialise(
         self, scored: list[tuple[str, float, dict[str, int]]], k: int

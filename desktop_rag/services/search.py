@@ -23,6 +23,7 @@ def hybrid_config(ctx: AppContext) -> HybridConfig:
     gate = EvidenceGate(s.min_similarity, s.min_term_coverage)
     return HybridConfig(
         fetch_k=s.fetch_k,
+        fusion=s.fusion,
         rrf_k=s.rrf_k,
         dense_weight=s.dense_weight,
         sparse_weight=s.sparse_weight,
