@@ -58,6 +58,11 @@ class RetrievalSettings:
 
 
 @dataclass(slots=True)
+class IngestSettings:
+    memory_budget_mb: int = 1280  # past it, freed heap pages go back to the system (0: never)
+
+
+@dataclass(slots=True)
 class StoreSettings:
     mode: str = "embedded"
     host: str = "127.0.0.1"
@@ -73,6 +78,7 @@ class Settings:
     models: ModelSettings = field(default_factory=ModelSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    ingest: IngestSettings = field(default_factory=IngestSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
 
     def validate(self) -> Settings:
@@ -88,6 +94,7 @@ class Settings:
         _check_range("llm.max_tokens", self.llm.max_tokens, 1, 8192)
         _check_range("llm.temperature", self.llm.temperature, 0.0, 2.0)
         _check_range("retrieval.top_k", self.retrieval.top_k, 1, 100)
+        _check_range("ingest.memory_budget_mb", self.ingest.memory_budget_mb, 0, 1 << 20)
         _check_range("retrieval.fetch_k", self.retrieval.fetch_k, 1, 1000)
         _check_range("retrieval.rrf_k", self.retrieval.rrf_k, 1, 1000)
         _check_range("retrieval.rerank_candidates", self.retrieval.rerank_candidates, 1, 200)

@@ -30,6 +30,14 @@ class Embedder(Protocol):
     def count_word_pieces(self, texts: Sequence[str]) -> list[int]: ...  # without special tokens
 
 
+class WordPieceCounter(Protocol):
+    """Counts an embedder's word pieces (what chunking needs of the embedder)."""
+
+    max_word_pieces: int
+
+    def count_word_pieces(self, texts: Sequence[str]) -> list[int]: ...  # without special tokens
+
+
 class TokenCounter(Protocol):
     """Counts LLM tokens (tiktoken) for budgets."""
 

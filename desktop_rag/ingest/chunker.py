@@ -18,7 +18,7 @@ from functools import cached_property
 
 from desktop_rag.domain import LineBox
 from desktop_rag.ingest.segments import SOFT_HYPHEN, Segment
-from desktop_rag.protocols import Embedder, TokenCounter
+from desktop_rag.protocols import TokenCounter, WordPieceCounter
 
 TARGET = 200
 SPECIAL_TOKENS = 2
@@ -53,7 +53,9 @@ class ChunkDraft:
 
 
 class Chunker:
-    def __init__(self, embedder: Embedder, counter: TokenCounter, target: int = TARGET) -> None:
+    def __init__(
+        self, embedder: WordPieceCounter, counter: TokenCounter, target: int = TARGET
+    ) -> None:
         self.embedder = embedder
         self.counter = counter
         self._wanted = target

@@ -11,7 +11,7 @@ import numpy as np
 
 from desktop_rag.domain import Chunk
 from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import Embedder, Vector, VectorIndex
+from desktop_rag.protocols import Embedder, Vector, VectorIndex, WordPieceCounter
 from desktop_rag.store.catalog import Catalog, text_sha
 
 BATCH = 32  # the most texts per embedder call
@@ -78,6 +78,13 @@ class GuardedEmbedder:
     def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
         with self._lock:
             return self.inner.count_word_pieces(texts)
+
+    def thread_counter(self) -> WordPieceCounter:
+        """A word-piece counter for another thread: the embedder's own copy of its tokenizer
+        when it offers one (counting then never waits for an embedding batch), else this."""
+        make = getattr(self.inner, "thread_counter", None)
+        counter: WordPieceCounter = make() if callable(make) else self
+        return counter
 
 
 def batches(texts: Sequence[str]) -> Iterator[slice]:

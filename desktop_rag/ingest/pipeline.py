@@ -1,9 +1,11 @@
-"""Ingestion: scan, plan, then extraction (a producer thread) overlapped with embedding.
+"""Ingestion: scan, plan, then extraction and chunking (a producer thread) overlapped with
+embedding.
 
-The producer opens and extracts one file at a time (PyMuPDF, page by page) into a small bounded
-queue, so memory stays bounded; the calling thread chunks (the embedder's tokenizer is not
-shared between threads), embeds, writes and reports. Cancellation is checked between pages,
-files and embedding batches; a document cut short is rolled back, so the library stays consistent.
+The producer opens, extracts (PyMuPDF, page by page) and chunks one file at a time into a small
+bounded queue, so memory stays bounded; it counts word pieces with its own copy of the embedder's
+tokenizer, so it never waits for an embedding batch. The calling thread embeds, writes and
+reports, and so spends its time in the embedder. Cancellation is checked between pages, files and
+embedding batches; a document cut short is rolled back, so the library stays consistent.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,6 +25,7 @@ from desktop_rag.errors import CancelledError
 from desktop_rag.ingest import recovery
 from desktop_rag.ingest.chunker import ChunkDraft, Chunker
 from desktop_rag.ingest.embedding import EmbedStats, GuardedEmbedder
+from desktop_rag.ingest.memory import MemoryBudget
 from desktop_rag.ingest.planner import Job, Planner
 from desktop_rag.ingest.scan import scan
 from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
@@ -40,13 +43,12 @@ GROUP_CHARS = 200_000  # about 250 chunks
 class Extracted:
     job: Job
     loaded: LoadedDocument | None = None
-    segments: list[Segment] = field(default_factory=list)
     drafts: list[ChunkDraft] = field(default_factory=list)
     error: LoadError | None = None
 
     @property
     def chars(self) -> int:
-        return sum(len(s.text) for s in self.segments)
+        return sum(len(d.text) for d in self.drafts)
 
 
 @dataclass(slots=True)
@@ -74,6 +76,7 @@ class Ingestor:
         embedder: Embedder | Callable[[], Embedder],
         counter: TokenCounter | Callable[[], TokenCounter],
         progress: ProgressCallback = no_progress, cancel: CancelToken | None = None,
+        memory: MemoryBudget | None = None,
     ) -> None:
         self.catalog = catalog
         self.vectors = vectors
@@ -81,6 +84,7 @@ class Ingestor:
         self._counter = counter
         self.progress = progress
         self.cancel = cancel or CancelToken()
+        self.memory = memory or MemoryBudget(0)
         self.stats = EmbedStats()
         self.totals = Totals()
         self._stop = threading.Event()
@@ -103,10 +107,11 @@ class Ingestor:
 
     @cached_property
     def chunker(self) -> Chunker:
+        """The producer thread's chunker (built there, on its first file)."""
         counter = self._counter
         if not hasattr(counter, "count"):
             counter = counter()
-        return Chunker(self.embedder, cast(TokenCounter, counter))
+        return Chunker(self.embedder.thread_counter(), cast(TokenCounter, counter))
 
     def _extract_and_embed(self, jobs: list[Job]) -> list[FileOutcome]:
         if not jobs:
@@ -123,6 +128,7 @@ class Ingestor:
             self._warm_up()
             while group := _take_group(items):
                 outcomes += self._consume(group)
+                self.memory.enforce()
         finally:
             self._stop.set()
             producer.join()
@@ -133,9 +139,8 @@ class Ingestor:
         ]
 
     def _warm_up(self) -> None:
-        """Loads the model, the token counter and the vector store while the first file is
-        being extracted, and runs the model once (its first call is slow)."""
-        self.chunker  # noqa: B018 - loads the embedder and the token counter
+        """Loads the model and the vector store while the first file is being extracted, and
+        runs the model once (its first call is slow)."""
         self.embedder.embed_query("warm up")
         self.vectors.count()
 
@@ -162,17 +167,19 @@ class Ingestor:
     def _extract(self, job: Job) -> Extracted:
         try:
             loaded = _load(job.path)
-            segments = []
-            for segment in loaded.segments:
-                if self._stopping():
-                    return Extracted(job, error=LoadError("cancelled"))
-                segments.append(segment)
-            return Extracted(job, loaded, segments)
+            return Extracted(job, loaded, list(self.chunker.chunk(self._until_stop(loaded))))
         except LoadError as exc:
             return Extracted(job, error=exc)
         except Exception as exc:  # a loader bug must cost one file, not the run
             log.exception("extracting %s failed", job.path)
             return Extracted(job, error=LoadError(f"unexpected error while reading: {exc}"))
+
+    def _until_stop(self, loaded: LoadedDocument) -> Iterator[Segment]:
+        """The document's segments, read page by page as chunking asks for them."""
+        for segment in loaded.segments:
+            if self._stopping():
+                raise LoadError("cancelled")
+            yield segment
 
     def _consume(self, group: list[Extracted]) -> list[FileOutcome]:
         """Embeds the documents that are ready together (bigger, length-sorted batches)."""
@@ -180,8 +187,6 @@ class Ingestor:
             if self.cancel.cancelled:
                 raise CancelledError()
             self._emit("embed", message=str(group[0].job.path))
-            for item in group:
-                item.drafts, item.segments = list(self.chunker.chunk(item.segments)), []
             outcomes = self.writer.write_group(group)
         except CancelledError:
             outcomes = [FileOutcome(str(i.job.path), Outcome.CANCELLED, "cancelled") for i in group]

@@ -145,9 +145,8 @@ class OnnxEmbedder:
 
         self.name = name
         self.max_word_pieces = _max_seq_length(model_dir)
-        self._counter = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        self._counter.no_padding()
-        self._counter.no_truncation()
+        self._model_dir = model_dir
+        self._counter = RawTokenizerCounter(model_dir, self.max_word_pieces)
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(self.max_word_pieces)
@@ -185,7 +184,26 @@ class OnnxEmbedder:
         return result
 
     def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
-        encoded = self._counter.encode_batch(list(texts), add_special_tokens=False)
+        return self._counter.count_word_pieces(texts)
+
+    def thread_counter(self) -> RawTokenizerCounter:
+        """A word-piece counter with its own tokenizer, for chunking on another thread."""
+        return RawTokenizerCounter(self._model_dir, self.max_word_pieces)
+
+
+class RawTokenizerCounter:
+    """Word pieces per text (no special tokens, no truncation) with a `tokenizers` Tokenizer."""
+
+    def __init__(self, model_dir: Path, max_word_pieces: int) -> None:
+        from tokenizers import Tokenizer
+
+        self.max_word_pieces = max_word_pieces
+        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+
+    def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
+        encoded = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [len(enc.ids) for enc in encoded]
 
 

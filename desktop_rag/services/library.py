@@ -36,6 +36,7 @@ class LibraryService:
         self, paths: Sequence[str | Path], progress: ProgressCallback = no_progress,
         cancel: CancelToken | None = None,
     ) -> IngestReport:
+        from desktop_rag.ingest.memory import MemoryBudget
         from desktop_rag.ingest.pipeline import Ingestor
         from desktop_rag.store.lazy import LazyVectorIndex
 
@@ -44,7 +45,7 @@ class LibraryService:
             vectors = LazyVectorIndex(lambda: ctx.vectors)  # unchanged files never open Chroma
             ingestor = Ingestor(
                 ctx.catalog, vectors, lambda: ctx.embedder, lambda: ctx.token_counter,
-                progress, cancel,
+                progress, cancel, MemoryBudget(ctx.settings.ingest.memory_budget_mb),
             )
             try:
                 return ingestor.run(paths)
