@@ -14,6 +14,7 @@ from desktop_rag.config import Settings, load_settings
 from desktop_rag.paths import AppPaths, resolve_paths
 
 if TYPE_CHECKING:
+    from desktop_rag.compute import ComputeThread
     from desktop_rag.llm.chat_store import ChatStore
     from desktop_rag.models import ModelRegistry
     from desktop_rag.protocols import ChatEngine, Embedder, SparseIndex, TokenCounter, VectorIndex
@@ -44,10 +45,18 @@ class AppContext:
         return self.registry.token_counter()
 
     @cached_property
+    def compute(self) -> ComputeThread:
+        """The thread of all OpenMP work: the embedder, the cross-encoder and llama.cpp."""
+        from desktop_rag.compute import ComputeThread
+
+        return ComputeThread()
+
+    @cached_property
     def embedder(self) -> Embedder:
+        from desktop_rag.compute import ComputeEmbedder
         from desktop_rag.retrieval.embedder import load_embedder
 
-        return load_embedder(self.registry, self.settings)
+        return ComputeEmbedder(lambda: load_embedder(self.registry, self.settings), self.compute)
 
     @cached_property
     def catalog(self) -> Catalog:
@@ -73,7 +82,7 @@ class AppContext:
     def engine(self) -> ChatEngine:
         from desktop_rag.llm.factory import load_engine
 
-        return load_engine(self.registry, self.settings)
+        return load_engine(self.registry, self.settings, self.compute)
 
     @cached_property
     def chats(self) -> ChatStore:
@@ -86,7 +95,7 @@ class AppContext:
         return name in self.__dict__
 
     def close(self) -> None:
-        for name in ("engine", "vectors", "catalog", "chats"):
+        for name in ("engine", "vectors", "catalog", "chats", "compute"):
             resource = self.__dict__.pop(name, None)
             closer = getattr(resource, "close", None)
             if callable(closer):

@@ -11,6 +11,7 @@ import logging
 import os
 from pathlib import Path
 
+from desktop_rag.compute import ComputeThread
 from desktop_rag.config import LLMSettings, Settings
 from desktop_rag.errors import ConfigError
 from desktop_rag.llm.llama_adapter import EngineOptions, LlamaEngine, gpu_offload_supported
@@ -46,16 +47,21 @@ def engine_options(model_path: Path, llm: LLMSettings) -> EngineOptions:
     )
 
 
-def load_local_engine(model_path: Path, llm: LLMSettings) -> ChatEngine:
-    """A llama.cpp engine for `model_path`, built on and owned by its worker thread."""
+def load_local_engine(
+    model_path: Path, llm: LLMSettings, compute: ComputeThread | None = None
+) -> ChatEngine:
+    """A llama.cpp engine for `model_path`, built on and owned by the compute thread (its own
+    worker thread when none is given)."""
     options = engine_options(model_path, llm)
-    return EngineWorker(lambda: LlamaEngine(options))
+    return EngineWorker(lambda: LlamaEngine(options), compute)
 
 
-def load_engine(registry: ModelRegistry, settings: Settings) -> ChatEngine:
+def load_engine(
+    registry: ModelRegistry, settings: Settings, compute: ComputeThread | None = None
+) -> ChatEngine:
     if settings.llm.backend == "server":
         return _load_server_engine(settings, registry)
-    return load_local_engine(registry.chat_model_path(), settings.llm)
+    return load_local_engine(registry.chat_model_path(), settings.llm, compute)
 
 
 def _load_server_engine(settings: Settings, registry: ModelRegistry) -> ChatEngine:

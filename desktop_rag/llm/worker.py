@@ -1,4 +1,5 @@
-"""One thread owns the chat engine; every call is queued to it.
+"""One thread owns the chat engine (the compute thread, see desktop_rag.compute); every call
+is queued to it.
 
 `EngineWorker` is itself a `ChatEngine`, so callers on any thread (CLI, GUI workers, the LLM
 reranker) use it like the engine; `run(fn)` executes any other engine operation (core cache
@@ -8,30 +9,34 @@ build, state restore) on the owning thread too.
 from __future__ import annotations
 
 import logging
-import queue
-import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from desktop_rag.errors import LLMError
+from desktop_rag.compute import ComputeThread
+from desktop_rag.errors import DesktopRagError, LLMError
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatEngine, ChatMessage, Generation, TokenCallback
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-_Job = tuple[Callable[[Any], Any], Future[Any]]
 
 
 class EngineWorker:
-    """Builds the engine on its own thread with `factory` and serves queued calls in order."""
+    """Builds the engine with `factory` on the compute thread and runs every call there.
 
-    def __init__(self, factory: Callable[[], Any], name: str = "llm-worker") -> None:
-        self._jobs: queue.Queue[_Job | None] = queue.Queue()
-        self._ready: Future[Any] = Future()
-        self._thread = threading.Thread(target=self._serve, args=(factory,), name=name, daemon=True)
-        self._thread.start()
-        self._engine: Any = self._ready.result()  # re-raises a load failure here
+    Given no compute thread it makes one of its own (and closes it with the engine)."""
+
+    def __init__(
+        self,
+        factory: Callable[[], Any],
+        compute: ComputeThread | None = None,
+        name: str = "llm-worker",
+    ) -> None:
+        self._owned = compute is None
+        self._compute = compute or ComputeThread(name)
+        self._closed = False
+        self._engine: Any = self._compute.run(factory)  # a load failure is raised here
         self.name: str = self._engine.name
         self.gpu_offload: bool = self._engine.gpu_offload
         self.context_size: int = self._engine.context_size
@@ -41,29 +46,14 @@ class EngineWorker:
         """The wrapped engine; touch it only through `run`."""
         return self._engine
 
-    def _serve(self, factory: Callable[[], Any]) -> None:
-        try:
-            engine = factory()
-        except BaseException as exc:  # handed to the constructor's caller
-            self._ready.set_exception(exc)
-            return
-        self._ready.set_result(engine)
-        while (job := self._jobs.get()) is not None:
-            fn, future = job
-            if future.set_running_or_notify_cancel():
-                _complete(future, fn, engine)
-        _close(engine)
-
     def submit(self, fn: Callable[[Any], T]) -> Future[T]:
-        if not self._thread.is_alive():
+        if self._closed:
             raise LLMError("The language model has been closed")
-        future: Future[T] = Future()
-        self._jobs.put((fn, future))
-        return future
+        return self._compute.submit(lambda: fn(self._engine))
 
     def run(self, fn: Callable[[Any], T]) -> T:
         """Runs `fn(engine)` on the engine's thread and waits for its result."""
-        if threading.current_thread() is self._thread:
+        if self._compute.on_thread:
             return fn(self._engine)
         return self.submit(fn).result()
 
@@ -74,16 +64,34 @@ class EngineWorker:
         on_token: TokenCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> Generation:
-        result: Generation = self.run(lambda e: e.generate(messages, max_tokens, on_token, cancel))
+        token = self.interleaving(on_token)
+        result: Generation = self.run(lambda e: e.generate(messages, max_tokens, token, cancel))
         return result
+
+    def interleaving(self, on_token: TokenCallback | None) -> TokenCallback:
+        """`on_token`, then the light calls (searches, embedding batches) queued meanwhile."""
+        compute = self._compute
+
+        def token(piece: str) -> None:
+            if on_token is not None:
+                on_token(piece)
+            compute.run_light()
+
+        return token
 
     def count_tokens(self, text: str) -> int:
         return self.run(lambda e: int(e.count_tokens(text)))
 
     def close(self) -> None:
-        if self._thread.is_alive():
-            self._jobs.put(None)
-            self._thread.join(timeout=30)
+        if self._closed:
+            return
+        try:
+            self._compute.run(lambda: _close(self._engine))
+        except DesktopRagError:
+            log.warning("the compute thread was closed before the chat engine")
+        self._closed = True
+        if self._owned:
+            self._compute.close()
 
 
 def run_on_engine(engine: ChatEngine, fn: Callable[[Any], T]) -> T:
@@ -93,16 +101,14 @@ def run_on_engine(engine: ChatEngine, fn: Callable[[Any], T]) -> T:
     return fn(engine)
 
 
+def interleaving(engine: ChatEngine, on_token: TokenCallback | None) -> TokenCallback | None:
+    """A token callback that lets light calls run between tokens (engines with a worker)."""
+    return engine.interleaving(on_token) if isinstance(engine, EngineWorker) else on_token
+
+
 def unwrap(engine: ChatEngine) -> Any:
     """The engine behind a worker (for capability checks only, never for calls)."""
     return engine.engine if isinstance(engine, EngineWorker) else engine
-
-
-def _complete(future: Future[Any], fn: Callable[[Any], Any], engine: Any) -> None:
-    try:
-        future.set_result(fn(engine))
-    except BaseException as exc:  # the caller re-raises it
-        future.set_exception(exc)
 
 
 def _close(engine: Any) -> None:

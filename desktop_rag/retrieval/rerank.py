@@ -85,9 +85,11 @@ def build_reranker(name: str, ctx: AppContext) -> Reranker | None:
     if name == NONE:
         return None
     if name == CROSS:
+        from desktop_rag.compute import ComputeReranker
         from desktop_rag.retrieval.st_cross_encoder import CrossEncoderReranker
 
-        return CrossEncoderReranker(Path(ctx.registry.cross_encoder_path()))
+        path = Path(ctx.registry.cross_encoder_path())
+        return ComputeReranker(ctx.compute.run(lambda: CrossEncoderReranker(path)), ctx.compute)
     if name == LLM:
         module = importlib.import_module("desktop_rag.llm.rerank_llm")  # the LLM helper's module
         reranker: Reranker = module.build_llm_reranker(ctx)

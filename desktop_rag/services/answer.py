@@ -16,7 +16,7 @@ from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
 from desktop_rag.llm.citations import CitationChecker
 from desktop_rag.llm.core_cache import CoreCacheFiles, restore, split_prompt, supports_prefix_cache
 from desktop_rag.llm.rewrite import standalone_query
-from desktop_rag.llm.worker import run_on_engine, unwrap
+from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatMessage, Generation
 
@@ -166,8 +166,9 @@ class AnswerService:
         engine = self.ctx.engine
         max_tokens = self.ctx.settings.llm.max_tokens
         if core.passages and supports_prefix_cache(unwrap(engine)):
+            token = interleaving(engine, on_token)
             return run_on_engine(
-                engine, lambda e: self._generate_cached(e, messages, core, on_token, cancel)
+                engine, lambda e: self._generate_cached(e, messages, core, token, cancel)
             )
         return engine.generate(messages, max_tokens, on_token, cancel)
 

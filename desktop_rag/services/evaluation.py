@@ -70,7 +70,7 @@ class EvalService:
     def eval_context(self, workdir: Path | None = None) -> Iterator[AppContext]:
         """A separate library that shares this process's embedder, tokenizer and registry."""
         folder = workdir or Path(tempfile.mkdtemp(prefix="desktop-rag-eval-"))
-        shared = ("embedder", "token_counter", "registry", "engine")
+        shared = ("compute", "embedder", "token_counter", "registry", "engine")
         overrides = {n: getattr(self.ctx, n) for n in shared if n != "engine" or self.ctx.loaded(n)}
         ctx = build_context(
             str(folder), settings=copy.deepcopy(self.ctx.settings), overrides=overrides
@@ -78,7 +78,8 @@ class EvalService:
         try:
             yield ctx
         finally:
-            ctx.__dict__.pop("engine", None)  # owned by self.ctx
+            for owned in ("engine", "compute"):  # owned by self.ctx
+                ctx.__dict__.pop(owned, None)
             ctx.close()
             if workdir is None:
                 shutil.rmtree(folder, ignore_errors=True)
