@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -28,7 +29,7 @@ class RecordingEmbedder(HashEmbedder):
 
 
 class RecordingEngine(FakeChatEngine):
-    threads: set[str] = set()
+    threads: ClassVar[set[str]] = set()
 
     def generate(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
         self.threads.add(threading.current_thread().name)
@@ -90,7 +91,7 @@ def test_the_embedder_the_reranker_and_the_engine_share_the_thread() -> None:
 
 class _ThreadNamingReranker:
     name = "naming"
-    seen: set[str] = set()
+    seen: ClassVar[set[str]] = set()
 
     def score(self, query: str, texts: Sequence[str]) -> list[float]:
         self.seen.add(threading.current_thread().name)
