@@ -74,3 +74,21 @@ def test_cancel_interrupts_a_long_prefill(tiny_chat_engine: Any) -> None:
 
 def _tokens(engine: Any) -> list[int]:
     return list(engine.tokenize_prompt(engine.render(MESSAGES)))
+
+
+def test_light_calls_run_while_a_long_prompt_is_evaluated(tiny_chat_engine: Any) -> None:
+    """A search during the prompt evaluation of an answer does not wait for the answer."""
+    compute = tiny_chat_engine._compute  # the engine's compute thread
+    answered = threading.Event()
+    prompt = [ChatMessage("user", "word " * 1500 + "Summarise the text.")]
+
+    def answer() -> None:
+        tiny_chat_engine.generate(prompt, 4)
+        answered.set()
+
+    streaming = threading.Thread(target=answer)
+    streaming.start()
+    time.sleep(0.5)  # 1,500 prompt tokens take seconds on a CPU
+    ran_during_the_answer = compute.run(lambda: not answered.is_set(), light=True)
+    streaming.join()
+    assert ran_during_the_answer and answered.is_set()

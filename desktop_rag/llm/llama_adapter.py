@@ -13,7 +13,7 @@ import ctypes
 import hashlib
 import logging
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -63,6 +63,7 @@ class EngineOptions:
     kv_type: str = "f16"  # llama.cpp's default K and V cache type
 
 
+EVAL_STEP = 128  # prompt tokens per step (as fast as 512 on a CPU); light calls run between
 _ABORT_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p)
 
 
@@ -108,6 +109,8 @@ class LlamaEngine:
         self._template = _chat_template(self._llm)
         self.template_hash = hashlib.sha256(self._template.encode()).hexdigest()[:16]
         self._formatter = _formatter(self._llm, self._template)
+        # Called between steps of a long prompt evaluation (the compute thread's light calls).
+        self.between_steps: Callable[[], object] | None = None
 
     # -- text and tokens -------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -149,6 +152,8 @@ class LlamaEngine:
         run = StreamingRun(self, len(tokens), self.reusable_prefix(tokens), on_token, cancel)
         with self._abort.watching(cancel):
             try:
+                if self.between_steps is not None:  # generate() then evaluates the last one
+                    self._eval_in_steps(tokens[:-1])
                 run.consume(self._tokens_after(tokens), max_tokens)
             except RuntimeError as exc:
                 self._after_failed_decode()
@@ -156,6 +161,16 @@ class LlamaEngine:
                     raise LLMError(f"The model failed to generate: {exc}") from exc
                 run.stopped_by = "cancel"
         return run.result()
+
+    def _eval_in_steps(self, tokens: Sequence[int]) -> None:
+        """Evaluates `tokens` after the prefix already in the KV cache, EVAL_STEP at a time,
+        running `between_steps` after each step."""
+        keep = self.reusable_prefix([*tokens, -1])
+        self._llm.n_tokens = keep
+        for start in range(keep, len(tokens), EVAL_STEP):
+            self._llm.eval(list(tokens[start : start + EVAL_STEP]))
+            if self.between_steps is not None:
+                self.between_steps()
 
     def _tokens_after(self, tokens: Sequence[int]) -> Iterator[int]:
         temp = self.options.temperature
@@ -214,7 +229,7 @@ class LlamaEngine:
         self._llm.reset()
         with self._abort.watching(cancel):
             try:
-                self._llm.eval(list(tokens))
+                self._eval_in_steps(tokens)
             except RuntimeError as exc:
                 self._llm.reset()
                 if cancel is not None and cancel.cancelled:

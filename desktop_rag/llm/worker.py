@@ -37,6 +37,8 @@ class EngineWorker:
         self._compute = compute or ComputeThread(name)
         self._closed = False
         self._engine: Any = self._compute.run(factory)  # a load failure is raised here
+        if hasattr(self._engine, "between_steps"):  # long prompt evaluations let light calls in
+            self._engine.between_steps = self._compute.run_light
         self.name: str = self._engine.name
         self.gpu_offload: bool = self._engine.gpu_offload
         self.context_size: int = self._engine.context_size
