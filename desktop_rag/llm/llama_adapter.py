@@ -63,7 +63,7 @@ class EngineOptions:
     kv_type: str = "f16"  # llama.cpp's default K and V cache type
 
 
-EVAL_STEP = 128  # prompt tokens per step (as fast as 512 on a CPU); light calls run between
+EVAL_STEP = 128  # prompt tokens per step (as fast as 512 on a CPU); light calls run in between
 _ABORT_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p)
 
 
