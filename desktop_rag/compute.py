@@ -16,7 +16,6 @@ tokens (`run_light`), so a search or an ingestion batch waits one token, not one
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -28,7 +27,6 @@ import numpy as np
 from desktop_rag.errors import DesktopRagError
 from desktop_rag.protocols import Embedder, Reranker, Vector, WordPieceCounter
 
-log = logging.getLogger(__name__)
 T = TypeVar("T")
 _Job = tuple[Callable[[], Any], Future[Any], bool]  # call, its future, light
 
@@ -131,7 +129,7 @@ class ComputeEmbedder:
         make = getattr(self._inner, "thread_counter", None)
         if not callable(make):
             return self
-        counter: WordPieceCounter = self._compute.run(make)
+        counter: WordPieceCounter = self._compute.run(make, light=True)
         return counter
 
     def __getattr__(self, name: str) -> Any:  # backend, precision...
