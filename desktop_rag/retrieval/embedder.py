@@ -54,20 +54,25 @@ def count_with(tokenizer: Any, texts: Sequence[str]) -> list[int]:
 
 
 class TokenizerCounter:
-    """A WordPieceCounter over its own copy of a tokenizer, for a thread other than the
-    embedder's. A fast tokenizer is used through its Rust core (`encode_batch_fast`: no offsets,
-    no Python conversion of each encoding), about 1.5x the counting speed of the wrapper."""
+    """A WordPieceCounter over its own copy of a tokenizer (a Hugging Face wrapper or a
+    `tokenizers.Tokenizer`), so it can count on a thread other than the embedder's. A fast
+    tokenizer is used through its Rust core (`encode_batch_fast`: no offsets, no Python
+    conversion of each encoding), about 1.5x the counting speed of the wrapper."""
 
     def __init__(self, tokenizer: Any, max_word_pieces: int) -> None:
         import copy
 
         self.max_word_pieces = max_word_pieces
-        core = getattr(tokenizer, "backend_tokenizer", None)
-        self._core = copy.deepcopy(core) if core is not None else None
-        self._tokenizer = copy.deepcopy(tokenizer) if core is None else None
+        core = getattr(tokenizer, "backend_tokenizer", tokenizer)
+        self._core = copy.deepcopy(core) if hasattr(core, "encode_batch") else None
+        self._tokenizer = copy.deepcopy(tokenizer) if self._core is None else None
         if self._core is not None:
             self._core.no_truncation()
             self._core.no_padding()
+
+    def copy(self) -> TokenizerCounter:
+        """Another counter with a tokenizer of its own."""
+        return TokenizerCounter(self._core or self._tokenizer, self.max_word_pieces)
 
     def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
         if self._core is None:

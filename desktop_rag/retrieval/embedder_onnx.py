@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from desktop_rag.protocols import Vector
+from desktop_rag.retrieval.embedder import TokenizerCounter
 
 log = logging.getLogger(__name__)
 
@@ -145,8 +146,9 @@ class OnnxEmbedder:
 
         self.name = name
         self.max_word_pieces = _max_seq_length(model_dir)
-        self._model_dir = model_dir
-        self._counter = RawTokenizerCounter(model_dir, self.max_word_pieces)
+        self._counter = TokenizerCounter(
+            Tokenizer.from_file(str(model_dir / "tokenizer.json")), self.max_word_pieces
+        )
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(self.max_word_pieces)
@@ -186,25 +188,9 @@ class OnnxEmbedder:
     def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
         return self._counter.count_word_pieces(texts)
 
-    def thread_counter(self) -> RawTokenizerCounter:
+    def thread_counter(self) -> TokenizerCounter:
         """A word-piece counter with its own tokenizer, for chunking on another thread."""
-        return RawTokenizerCounter(self._model_dir, self.max_word_pieces)
-
-
-class RawTokenizerCounter:
-    """Word pieces per text (no special tokens, no truncation) with a `tokenizers` Tokenizer."""
-
-    def __init__(self, model_dir: Path, max_word_pieces: int) -> None:
-        from tokenizers import Tokenizer
-
-        self.max_word_pieces = max_word_pieces
-        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        self._tokenizer.no_padding()
-        self._tokenizer.no_truncation()
-
-    def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
-        encoded = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        return [len(enc.ids) for enc in encoded]
+        return self._counter.copy()
 
 
 def length_buckets(lengths: Sequence[int], batch_size: int) -> Iterator[list[int]]:
