@@ -6,6 +6,7 @@ All page numbers are 1-based. Bounding boxes are PDF points with PyMuPDF's top-l
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -107,6 +108,38 @@ class IngestReport:
     @property
     def failed(self) -> bool:
         return any(o.outcome is Outcome.FAILED for o in self.outcomes)
+
+
+@dataclass(frozen=True, slots=True)
+class DocScope:
+    """The documents a search may return: only those in `only` (when given), never those in
+    `exclude`. The default scope is the whole library."""
+
+    only: frozenset[str] | None = None
+    exclude: frozenset[str] = frozenset()
+
+    @property
+    def whole_library(self) -> bool:
+        return self.only is None and not self.exclude
+
+    @property
+    def included(self) -> frozenset[str] | None:
+        """The documents a search may return when the scope names them, else None."""
+        return None if self.only is None else self.only - self.exclude
+
+    @property
+    def empty(self) -> bool:
+        """Nothing can match (every document named in `only` is excluded, or `only` is empty)."""
+        return self.included is not None and not self.included
+
+    def allows(self, doc_id: str) -> bool:
+        return (self.only is None or doc_id in self.only) and doc_id not in self.exclude
+
+    def excluding(self, doc_ids: Iterable[str]) -> DocScope:
+        return DocScope(self.only, self.exclude | frozenset(doc_ids))
+
+
+EVERYWHERE = DocScope()
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,14 +3,14 @@ implement these, so every component can be tested alone and swapped in the compo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from desktop_rag.domain import Chunk
+from desktop_rag.domain import EVERYWHERE, Chunk, DocScope
 from desktop_rag.progress import CancelToken
 
 Vector = npt.NDArray[np.float32]
@@ -52,7 +52,7 @@ class VectorIndex(Protocol):
     def delete(self, ids: Sequence[str]) -> None: ...
 
     def query(
-        self, embedding: Vector, k: int, exclude_doc_ids: Collection[str] = ()
+        self, embedding: Vector, k: int, scope: DocScope = EVERYWHERE
     ) -> list[tuple[str, float]]: ...  # (chunk_id, cosine similarity), best first
 
     def get_embeddings(self, ids: Sequence[str]) -> dict[str, Vector]: ...
@@ -64,7 +64,7 @@ class VectorIndex(Protocol):
 
 class SparseIndex(Protocol):
     def search(
-        self, query: str, k: int, exclude_doc_ids: Collection[str] = ()
+        self, query: str, k: int, scope: DocScope = EVERYWHERE
     ) -> list[tuple[str, float]]: ...  # (chunk_id, bm25 score; higher is better), best first
 
 

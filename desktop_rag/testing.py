@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatMessage, Generation, TokenCallback, Vector
 
@@ -79,12 +80,12 @@ class InMemoryVectorIndex:
             self._docs.pop(chunk_id, None)
 
     def query(
-        self, embedding: Vector, k: int, exclude_doc_ids: Collection[str] = ()
+        self, embedding: Vector, k: int, scope: DocScope = EVERYWHERE
     ) -> list[tuple[str, float]]:
         scored = [
             (cid, float(np.dot(vec, embedding)))
             for cid, vec in self._vectors.items()
-            if self._docs[cid] not in exclude_doc_ids
+            if scope.allows(self._docs[cid])
         ]
         return sorted(scored, key=lambda item: -item[1])[:k]
 

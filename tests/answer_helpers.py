@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from desktop_rag.bootstrap import AppContext, build_context
 from desktop_rag.config import Settings
 from desktop_rag.domain import (
+    EVERYWHERE,
     Chunk,
     DocKind,
+    DocScope,
     DocStatus,
     Document,
     Passage,
@@ -79,9 +81,9 @@ class TinySearch:
         k: int | None = None,
         mode: str = "hybrid",
         rerank: str | None = None,
-        exclude_doc_ids: Collection[str] = (),
+        scope: DocScope = EVERYWHERE,
     ) -> SearchResult:
-        hits = self.ctx.vectors.query(self.ctx.embedder.embed_query(query), k or 3, exclude_doc_ids)
+        hits = self.ctx.vectors.query(self.ctx.embedder.embed_query(query), k or 3, scope)
         chunks = self.ctx.catalog.get_chunks([cid for cid, _ in hits])
         results = tuple(ScoredChunk(chunks[cid], score) for cid, score in hits if cid in chunks)
         weak = not results or results[0].score < self.min_score

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from desktop_rag.domain import Chunk, DocKind
+from desktop_rag.domain import EVERYWHERE, Chunk, DocKind, DocScope
 
 _WORD = re.compile(r"\w+")
 
@@ -53,13 +53,13 @@ class MemorySparse:
         self.avg = sum(sum(t.values()) for _, t in self.docs.values()) / max(len(self.docs), 1)
 
     def search(
-        self, query: str, k: int, exclude_doc_ids: Collection[str] = ()
+        self, query: str, k: int, scope: DocScope = EVERYWHERE
     ) -> list[tuple[str, float]]:
         terms = set(_WORD.findall(query.lower()))
         n = len(self.docs)
         scored = []
         for cid, (doc_id, tf) in self.docs.items():
-            if doc_id in exclude_doc_ids:
+            if not scope.allows(doc_id):
                 continue
             length = sum(tf.values())
             score = 0.0

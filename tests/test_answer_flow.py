@@ -7,6 +7,7 @@ from typing import Any
 from answer_helpers import AnswerServices, add_document
 
 from desktop_rag.cli.commands_answer import answer_json
+from desktop_rag.domain import DocScope
 from desktop_rag.testing import FakeChatEngine
 
 STEEL = "The northern plant produced 420 tonnes of steel in 2019 according to the annual report."
@@ -108,3 +109,17 @@ def test_core_documents_are_excluded_from_retrieval_and_numbered_first(fake_cont
     assert "30 vacation days" in prompt[0].content and "Sources:" not in prompt[1].content
     steel = services.ask("How much steel did the northern plant produce in 2019?")
     assert any(not p.is_core and p.n == 2 for p in steel.passages)
+
+
+def test_a_question_within_chosen_documents_uses_only_them_and_no_core(fake_context: Any) -> None:
+    services = _services(fake_context, "Steel output was 420 tonnes [1].")
+    memo = add_document(fake_context, "/lib/memo.md", "Memo", ["The plant produced 7 tonnes."])
+    handbook = add_document(fake_context, "/lib/handbook.md", "Handbook", ["30 vacation days."])
+    services.core_add([handbook.path])
+    steel = services.ask("How much steel did the plant produce?")
+    assert {p.chunk.doc_id for p in steel.passages} >= {memo.doc_id}
+    scope = DocScope(only=frozenset({memo.doc_id}))
+    within = services.ask("How much steel did the plant produce?", scope=scope)
+    assert within.passages and {p.chunk.doc_id for p in within.passages} == {memo.doc_id}
+    assert not any(p.is_core for p in within.passages)
+    assert "vacation" not in fake_context.engine.prompts[-1][0].content

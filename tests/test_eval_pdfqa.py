@@ -72,3 +72,6 @@ def test_eval_pdfqa_end_to_end(fake_context: AppContext, tmp_path: Path) -> None
     assert report["by_source"]["Pure-text (Plain-text)"]["hit@1"] == 1.0
     assert set(report["by_mode"]) == {"hybrid", "dense", "bm25"}
     assert set(report["insufficient_evidence_rate"]) == {"answerable", "not_answerable"}
+    within = report["within_document"]
+    assert set(within["by_mode"]) == {"hybrid", "dense", "bm25"}
+    assert within["by_source"]["all"]["hit@1"] == 1.0  # two pages of each document

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pytest
 from retrieval_fakes import MemoryLookup, MemorySparse, make_chunks
 
-from desktop_rag.domain import Chunk, ScoredChunk
+from desktop_rag.domain import Chunk, DocScope, ScoredChunk
 from desktop_rag.errors import ConfigError
 from desktop_rag.retrieval.evidence import EvidenceGate, content_terms, term_coverage
 from desktop_rag.retrieval.hybrid import HybridConfig, HybridRetriever, identifiers
@@ -69,8 +69,12 @@ def test_excluded_documents_and_vanished_chunks_never_come_back() -> None:
     retriever = build(chunks, lookup)
     ids = [c.chunk.chunk_id for c in retriever.retrieve("coolant radiator filter", k=10).candidates]
     assert "a:00001" not in ids and "b:00000" in ids
-    kept = retriever.retrieve("coolant radiator filter", k=10, exclude_doc_ids={"b"}).candidates
-    assert all(c.chunk.doc_id == "a" for c in kept)
+    not_b = DocScope(exclude=frozenset("b"))
+    kept = retriever.retrieve("coolant radiator filter", k=10, scope=not_b).candidates
+    assert kept and all(c.chunk.doc_id == "a" for c in kept)
+    only_b = DocScope(only=frozenset("b"))
+    kept = retriever.retrieve("coolant radiator filter", k=10, scope=only_b).candidates
+    assert kept and all(c.chunk.doc_id == "b" for c in kept)
 
 
 def test_unrelated_query_is_flagged_as_insufficient_evidence() -> None:
@@ -129,7 +133,7 @@ def test_exact_identifier_match_outranks_near_misses() -> None:
 
 
 class _FailingSparse:
-    def search(self, query: str, k: int, exclude_doc_ids: object = ()) -> list[tuple[str, float]]:
+    def search(self, query: str, k: int, scope: object = None) -> list[tuple[str, float]]:
         raise RuntimeError("sparse index broke")
 
 

@@ -91,3 +91,21 @@ def test_cli_search_json(
     assert first["rank"] == 1 and first["path"].endswith("bulletin.md") and first["page"] is None
     assert first["char_span"][1] > first["char_span"][0] and first["bboxes"] == []
     assert {"embed_ms", "dense_ms", "bm25_ms", "total_ms"} <= set(out["timings_ms"])
+
+
+def test_cli_search_within_chosen_documents(
+    library: tuple[Services, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from desktop_rag.cli import main
+
+    _, data = library
+    notes = data.parent / "notes"
+    argv = ["--data-dir", str(data), "search", "pump gasket part", "--k", "5"]
+    scoped = [*argv, "--doc", str(notes / "parts3.md"), "--doc", str(notes / "cooling.md")]
+    assert main([*scoped, "--json"]) == 0
+    found = {Path(r["path"]).name for r in json.loads(capsys.readouterr().out)["results"]}
+    assert found == {"parts3.md", "cooling.md"}
+    assert main(scoped) == 0
+    assert "within 2 document(s)" in capsys.readouterr().out
+    assert main([*argv, "--doc", str(notes / "missing.md")]) == 1
+    assert "missing.md is not in the library" in capsys.readouterr().err

@@ -9,6 +9,8 @@ from retrieval_fakes import tiny_cross_encoder
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.cli.commands_search import search_json
+from desktop_rag.domain import DocScope
+from desktop_rag.errors import NotFoundError
 from desktop_rag.services import Services
 from desktop_rag.testing import WordTokenCounter
 
@@ -48,8 +50,21 @@ def test_search_finds_and_reports_in_the_cli_shape(services: Services) -> None:
 
 def test_excluded_documents_are_not_returned(services: Services) -> None:
     first = services.search("pump gasket", k=3, rerank="none").results[0].chunk.doc_id
-    again = services.search("pump gasket", k=3, rerank="none", exclude_doc_ids={first})
+    not_first = DocScope(exclude=frozenset({first}))
+    again = services.search("pump gasket", k=3, rerank="none", scope=not_first)
     assert all(r.chunk.doc_id != first for r in again.results)
+    only_first = services.scope_of([services.get_document(first).path])
+    assert only_first == DocScope(only=frozenset({first}))
+    within = services.search("coolant radiator", k=3, rerank="none", scope=only_first)
+    assert within.results and all(r.chunk.doc_id == first for r in within.results)
+
+
+def test_a_scope_naming_a_path_outside_the_library_is_an_error(
+    services: Services, tmp_path: Path
+) -> None:
+    with pytest.raises(NotFoundError, match="not in the library"):
+        services.scope_of([tmp_path / "never-ingested.pdf"])
+    assert services.scope_of([]).whole_library
 
 
 def test_cross_encoder_reranks_and_says_so(services: Services, tiny_cross_encoder: Path) -> None:

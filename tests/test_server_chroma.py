@@ -14,6 +14,7 @@ from server_procs import chroma_server
 
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings, StoreSettings
+from desktop_rag.domain import DocScope
 from desktop_rag.errors import StoreError
 from desktop_rag.paths import resolve_paths
 from desktop_rag.store.vectors import ChromaVectorIndex, open_vector_index
@@ -59,7 +60,10 @@ def test_upsert_query_get_delete(index: ChromaVectorIndex) -> None:
     assert [cid for cid, _ in found] == ["a:0", "c:0"]
     assert found[0][1] == pytest.approx(1.0, abs=1e-5)
     assert found[1][1] == pytest.approx(float(unit(1, 1, 0)[0]), abs=1e-5)
-    assert [c for c, _ in index.query(unit(1, 0, 0), 3, exclude_doc_ids={"a"})] == ["c:0", "b:0"]
+    not_a = DocScope(exclude=frozenset("a"))
+    assert [c for c, _ in index.query(unit(1, 0, 0), 3, not_a)] == ["c:0", "b:0"]
+    only_ab = DocScope(only=frozenset("ab"))
+    assert [c for c, _ in index.query(unit(1, 0, 0), 3, only_ab)] == ["a:0", "b:0"]
     got = index.get_embeddings(["b:0", "missing"])
     assert list(got) == ["b:0"] and np.allclose(got["b:0"], vecs[1], atol=1e-6)
     index.upsert(["a:0"], np.stack([unit(0, 0, 1)]), ["a"])  # same id: replaced
@@ -82,7 +86,8 @@ def test_many_vectors_are_batched_and_paged(index: ChromaVectorIndex) -> None:
     assert index.count() == 6001 and index.all_ids() == set(ids)
     best = index.query(vecs[4242], 3)
     assert best[0][0] == ids[4242] and best[0][1] == pytest.approx(1.0, abs=1e-4)
-    assert all(not cid.startswith("d0:") for cid, _ in index.query(vecs[0], 20, {"d0"}))
+    not_d0 = DocScope(exclude=frozenset({"d0"}))
+    assert all(not cid.startswith("d0:") for cid, _ in index.query(vecs[0], 20, not_d0))
     index.delete(ids[:3000])
     assert index.count() == 3001
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.domain import Chunk, DocKind, DocStatus, Document, LineBox
+from desktop_rag.domain import Chunk, DocKind, DocScope, DocStatus, Document, LineBox
 from desktop_rag.store.catalog import Catalog
 from desktop_rag.store.sparse import match_query
 
@@ -72,7 +72,11 @@ def test_sparse_search_ranks_by_bm25_and_excludes_documents(catalog: Catalog) ->
     ranked = sparse.search("solar", 5)
     assert [cid for cid, _ in ranked] == ["aaaa:00000", "bbbb:00000"]
     assert ranked[0][1] > ranked[1][1] > 0  # higher is better
-    assert [c for c, _ in sparse.search("solar", 5, exclude_doc_ids={"aaaa"})] == ["bbbb:00000"]
+    not_a = DocScope(exclude=frozenset({"aaaa"}))
+    assert [c for c, _ in sparse.search("solar", 5, not_a)] == ["bbbb:00000"]
+    only_b = DocScope(only=frozenset({"bbbb"}))
+    assert [c for c, _ in sparse.search("solar", 1, only_b)] == ["bbbb:00000"]  # before LIMIT
+    assert sparse.search("solar", 5, DocScope(only=frozenset())) == []
     assert [c for c, _ in sparse.search("Panel", 5)] == ["aaaa:00000"]  # porter stemming
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop_rag.domain import DocScope
 from desktop_rag.store.catalog import Catalog
 from desktop_rag.store.sparse_memory import MemoryBm25Index, Snapshot, memory_mb
 from tests.test_store_catalog import chunks, doc
@@ -53,7 +54,9 @@ def test_the_snapshot_ranks_like_fts5_and_excludes_documents(catalog: Catalog) -
     assert ids(ranked) == ids(catalog.sparse_index().search("solar", 5))
     assert ids(ranked) == ["aaaa:00000", "bbbb:00000"]
     assert ranked[0][1] > ranked[1][1] > 0
-    assert ids(index.search("solar", 5, exclude_doc_ids={"aaaa"})) == ["bbbb:00000"]
+    assert ids(index.search("solar", 5, DocScope(exclude=frozenset({"aaaa"})))) == ["bbbb:00000"]
+    assert ids(index.search("solar", 1, DocScope(only=frozenset({"bbbb"})))) == ["bbbb:00000"]
+    assert index.search("solar", 5, DocScope(only=frozenset({"nowhere"}))) == []
     assert ids(index.search("Panel", 5)) == ["aaaa:00000"]  # stemmed both ways
     assert index.search("zeppelin", 5) == [] and index.search("solar", 0) == []
     assert ids(index.search("the", 5)) == ["bbbb:00000"]  # stopwords only: FTS5 answers

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from desktop_rag.config import StoreSettings
+from desktop_rag.domain import DocScope
 from desktop_rag.paths import resolve_paths
 from desktop_rag.store.vectors import ChromaVectorIndex, open_vector_index
 
@@ -28,7 +29,12 @@ def test_upsert_query_get_delete(index: ChromaVectorIndex) -> None:
     found = index.query(unit(1, 0, 0), 2)
     assert [cid for cid, _ in found] == ["a:0", "c:0"]
     assert found[0][1] == pytest.approx(1.0, abs=1e-5)  # cosine similarity
-    assert next(c for c, _ in index.query(unit(1, 0, 0), 3, exclude_doc_ids={"a"})) == "c:0"
+    not_a = DocScope(exclude=frozenset("a"))
+    assert next(c for c, _ in index.query(unit(1, 0, 0), 3, not_a)) == "c:0"
+    only_b = DocScope(only=frozenset("b"))
+    assert [c for c, _ in index.query(unit(1, 0, 0), 3, only_b)] == ["b:0"]
+    nothing = DocScope(only=frozenset("a"), exclude=frozenset("a"))
+    assert nothing.empty and index.query(unit(1, 0, 0), 3, nothing) == []
     got = index.get_embeddings(["b:0", "zzz"])
     assert list(got) == ["b:0"] and np.allclose(got["b:0"], vecs[1])
     index.upsert(["a:0"], np.stack([unit(0, 0, 1)]), ["a"])  # same id: replaced, not added

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from desktop_rag.cli.commands_search import add_doc_option
 from desktop_rag.cli.output import emit_json, open_services, say, warn
 from desktop_rag.domain import Answer
 from desktop_rag.progress import CancelToken, ProgressEvent
@@ -26,6 +27,7 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     ask.add_argument("question", metavar="QUESTION")
     ask.add_argument("--k", type=int, default=None, help="passages to retrieve")
     ask.add_argument("--chat", metavar="ID", help="continue this chat (follow-up questions)")
+    add_doc_option(ask)
     ask.add_argument("--json", action="store_true", help="one JSON document on stdout")
     ask.set_defaults(func=run_ask)
     core = sub.add_parser("core", help="pin documents that are always in context (cached)")
@@ -59,8 +61,9 @@ def run_ask(args: argparse.Namespace) -> int:
     token = CancelToken()
     with open_services(args) as services, _cancel_on_interrupt(token):
         on_token = None if args.json else _stream
+        scope = services.scope_of(args.doc)
         answer = services.ask(args.question, chat_id=args.chat, k=args.k, on_token=on_token,
-                              cancel=token)
+                              cancel=token, scope=scope)
     if args.json:
         emit_json(answer_json(answer))
     else:

@@ -70,7 +70,11 @@ def run_pdfqa(args: argparse.Namespace) -> int:
         emit_json(report)
         return 0
     say(f"{report['documents']} documents, {report['questions']} answerable questions")
-    print_table(report["by_source"], ["questions", "hit@1", "hit@5", "hit@10"])
+    columns = ["questions", "hit@1", "hit@5", "hit@10"]
+    say("\nSearching the whole library (hybrid):")
+    print_table(report["by_source"], columns)
+    say("\nSearching within the question's document (hybrid):")
+    print_table(report["within_document"]["by_source"], columns)
     return 0
 
 

@@ -1,4 +1,5 @@
-"""CLI commands of the search area: `search QUERY [--k N] [--mode ...] [--rerank ...] [--json]`."""
+"""CLI commands of the search area:
+`search QUERY [--k N] [--mode ...] [--rerank ...] [--doc PATH ...] [--json]`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from desktop_rag.cli.output import emit_json, open_services, say, to_jsonable
 from desktop_rag.config import RERANKERS, SEARCH_MODES
-from desktop_rag.domain import ScoredChunk, SearchResult
+from desktop_rag.domain import EVERYWHERE, DocScope, ScoredChunk, SearchResult
 from desktop_rag.errors import ConfigError
 
 SNIPPET_CHARS = 300
@@ -20,8 +21,16 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     parser.add_argument("--k", type=int, default=None, metavar="N", help="number of results")
     parser.add_argument("--mode", choices=SEARCH_MODES, default="hybrid")
     parser.add_argument("--rerank", choices=RERANKERS, default=None, help="default: the setting")
+    add_doc_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(func=run_search)
+
+
+def add_doc_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--doc", action="append", default=[], metavar="PATH",
+        help="only this document (a file, a folder or a doc id in the library); repeatable",
+    )
 
 
 def result_json(item: ScoredChunk, rank: int) -> dict[str, Any]:
@@ -44,9 +53,10 @@ def search_json(result: SearchResult) -> dict[str, Any]:
     }
 
 
-def print_human(result: SearchResult) -> None:
+def print_human(result: SearchResult, scope: DocScope = EVERYWHERE) -> None:
+    within = "" if scope.only is None else f", within {len(scope.only)} document(s)"
     say(f"{len(result.results)} results ({result.mode}, re-ranker: {result.reranker}, "
-        f"{result.timings_ms.get('total_ms', 0.0):.0f} ms)")  # fmt: skip
+        f"{result.timings_ms.get('total_ms', 0.0):.0f} ms{within})")  # fmt: skip
     if result.insufficient_evidence:
         say("Insufficient evidence: nothing in the library looks relevant to this query.")
     for n, item in enumerate(result.results, start=1):
@@ -60,9 +70,12 @@ def run_search(args: argparse.Namespace) -> int:
     if args.k is not None and not 1 <= args.k <= 100:
         raise ConfigError(f"Invalid --k {args.k}", "use a number from 1 to 100")
     with open_services(args) as services:
-        result = services.search(args.query, k=args.k, mode=args.mode, rerank=args.rerank)
+        scope = services.scope_of(args.doc)
+        result = services.search(
+            args.query, k=args.k, mode=args.mode, rerank=args.rerank, scope=scope
+        )
     if args.json:
         emit_json(search_json(result))
     else:
-        print_human(result)
+        print_human(result, scope)
     return 0

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from desktop_rag.domain import Chunk, ScoredChunk
+from desktop_rag.domain import EVERYWHERE, Chunk, DocScope, ScoredChunk
 from desktop_rag.errors import ConfigError
 from desktop_rag.protocols import ChunkLookup, Embedder, SparseIndex, VectorIndex
 from desktop_rag.retrieval.evidence import EvidenceGate, term_coverage
@@ -118,35 +118,35 @@ class HybridRetriever:
         self,
         query: str,
         n: int,
-        exclude: Collection[str] = (),
+        scope: DocScope = EVERYWHERE,
         timings: dict[str, float] | None = None,
     ) -> list[tuple[str, float]]:
         timings = {} if timings is None else timings
         with timed(timings, "embed_ms"):
             vector = self.embedder.embed_query(query)
         with timed(timings, "dense_ms"):
-            return self.vectors.query(vector, n, exclude)
+            return self.vectors.query(vector, n, scope)
 
     def bm25(
         self,
         query: str,
         n: int,
-        exclude: Collection[str] = (),
+        scope: DocScope = EVERYWHERE,
         timings: dict[str, float] | None = None,
     ) -> list[tuple[str, float]]:
         with timed({} if timings is None else timings, "bm25_ms"):
-            return self.sparse.search(query, n, exclude)
+            return self.sparse.search(query, n, scope)
 
     def _both(
-        self, query: str, n: int, exclude: Collection[str], timings: dict[str, float]
+        self, query: str, n: int, scope: DocScope, timings: dict[str, float]
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
         """Dense and BM25 hits; BM25 runs on its own thread while the query is embedded and
         searched (SQLite, torch and Chroma release the GIL), so the slower one sets the pace."""
         lexical_timings: dict[str, float] = {}
-        lexical = _InThread(lambda: self.bm25(query, n, exclude, lexical_timings))
+        lexical = _InThread(lambda: self.bm25(query, n, scope, lexical_timings))
         lexical.start()
         try:
-            dense = self.dense(query, n, exclude, timings)
+            dense = self.dense(query, n, scope, timings)
         finally:
             sparse = lexical.result()
         timings.update(lexical_timings)
@@ -166,20 +166,20 @@ class HybridRetriever:
         ]
 
     def retrieve(
-        self, query: str, k: int, mode: str = "hybrid", exclude_doc_ids: Collection[str] = ()
+        self, query: str, k: int, mode: str = "hybrid", scope: DocScope = EVERYWHERE
     ) -> Retrieval:
-        """The top `k` candidates (at least `fetch_k` are fetched per retriever)."""
+        """The top `k` candidates within `scope` (at least `fetch_k` are fetched per retriever)."""
         if mode not in MODES:
             raise ConfigError(f"Unknown search mode {mode!r}", f"use one of: {', '.join(MODES)}")
         timings: dict[str, float] = {}
         n = max(k, self.config.fetch_k)
         lists: dict[str, list[tuple[str, float]]] = {}
         if mode == "hybrid":
-            lists[DENSE], lists[SPARSE] = self._both(query, n, exclude_doc_ids, timings)
+            lists[DENSE], lists[SPARSE] = self._both(query, n, scope, timings)
         elif mode == "dense":
-            lists[DENSE] = self.dense(query, n, exclude_doc_ids, timings)
+            lists[DENSE] = self.dense(query, n, scope, timings)
         else:
-            lists[SPARSE] = self.bm25(query, n, exclude_doc_ids, timings)
+            lists[SPARSE] = self.bm25(query, n, scope, timings)
         if mode == "hybrid" and identifiers(query):
             with timed(timings, "exact_ms"):
                 lists[EXACT] = self.exact(identifiers(query), lists[SPARSE])

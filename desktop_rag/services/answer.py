@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import Answer, Passage, SearchResult
+from desktop_rag.domain import EVERYWHERE, Answer, DocScope, Passage, SearchResult
 from desktop_rag.llm import prompts
 from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
 from desktop_rag.llm.citations import CitationChecker
@@ -37,14 +37,14 @@ class AnswerService:
             k: int | None = None,
             mode: str = "hybrid",
             rerank: str | None = None,
-            exclude_doc_ids: Collection[str] = (),
+            scope: DocScope = EVERYWHERE,
         ) -> SearchResult: ...
 
         def pack_context(
             self, result: SearchResult, budget_tokens: int, first_n: int = 1
         ) -> list[Passage]: ...
 
-        def core_context(self) -> CoreContext: ...
+        def core_context(self, scope: DocScope = EVERYWHERE) -> CoreContext: ...
 
         def core_build(self, progress: Any = ..., cancel: CancelToken | None = None) -> Any: ...
 
@@ -78,13 +78,16 @@ class AnswerService:
         k: int | None = None,
         on_token: TokenSink | None = None,
         cancel: CancelToken | None = None,
+        scope: DocScope = EVERYWHERE,
     ) -> Answer:
+        """Answers from the documents `scope` allows. Over the whole library the cached core
+        comes first and retrieval covers the rest; a narrower scope is searched alone."""
         start = time.perf_counter()
         chat_id = chat_id or self.new_chat()
         query = self._standalone(chat_id, question)
-        core = self.core_context()
+        core = self.core_context(scope)
         timings: dict[str, float] = {}
-        result = self.search(query, k=k, exclude_doc_ids=core.doc_ids)
+        result = self.search(query, k=k, scope=scope.excluding(core.doc_ids))
         timings["retrieve_ms"] = _since(start)
         timings["rerank_ms"] = float(result.timings_ms.get("rerank_ms", 0.0))
         if result.insufficient_evidence and not core.passages:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import Document, Passage
+from desktop_rag.domain import EVERYWHERE, DocScope, Document, Passage
 from desktop_rag.errors import CoreTooLargeError, NotFoundError
 from desktop_rag.llm import prompts
 from desktop_rag.llm.core_cache import (
@@ -121,8 +121,9 @@ class CoreService:
         reserve = s.retrieval.context_tokens + s.llm.max_tokens + PROMPT_RESERVE
         return max(s.llm.context_size - reserve, 0)
 
-    def core_context(self) -> CoreContext:
-        docs = self._core_documents()
+    def core_context(self, scope: DocScope = EVERYWHERE) -> CoreContext:
+        """The core for a question over `scope`: none unless it is the whole library."""
+        docs = self._core_documents() if scope.whole_library else []
         passages = core_passages([self.ctx.catalog.chunks_of(d.doc_id) for d in docs])
         system = prompts.system_message(passages)
         if not docs:

@@ -8,7 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import Chunk, DocStatus, Document, FileOutcome, IngestReport, Outcome
+from desktop_rag.domain import (
+    EVERYWHERE,
+    Chunk,
+    DocScope,
+    DocStatus,
+    Document,
+    FileOutcome,
+    IngestReport,
+    Outcome,
+)
 from desktop_rag.errors import NotFoundError
 from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
 from desktop_rag.store.lock import WriterLock
@@ -88,6 +97,19 @@ class LibraryService:
             return [by_id]
         path = absolute(raw)
         return catalog.documents_at(str(path)) or catalog.documents_under(str(path))
+
+    def scope_of(self, paths: Sequence[str | Path]) -> DocScope:
+        """A search scope of the documents at `paths` (files, folders or doc ids); a path with
+        no indexed document in the library is an error, not a silently wider search."""
+        doc_ids: set[str] = set()
+        for raw in paths:
+            found = [d for d in self._documents_for(raw) if d.status is DocStatus.INDEXED]
+            if not found:
+                raise NotFoundError(
+                    f"{raw} is not in the library", "ingest it first, or check the path"
+                )
+            doc_ids.update(d.doc_id for d in found)
+        return DocScope(only=frozenset(doc_ids)) if paths else EVERYWHERE
 
     def list_documents(self) -> list[Document]:
         return self.ctx.catalog.documents()

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Collection
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import Passage, SearchResult
+from desktop_rag.domain import EVERYWHERE, DocScope, Passage, SearchResult
 from desktop_rag.errors import DesktopRagError
 from desktop_rag.protocols import Reranker
 from desktop_rag.retrieval import rerank as rr
@@ -61,13 +60,14 @@ class SearchService:
         k: int | None = None,
         mode: str = "hybrid",
         rerank: str | None = None,
-        exclude_doc_ids: Collection[str] = (),
+        scope: DocScope = EVERYWHERE,
     ) -> SearchResult:
+        """The best `k` chunks for `query` among the documents `scope` allows."""
         start = time.perf_counter()
         k = k or self.ctx.settings.retrieval.top_k
         name, reranker = self.reranker(rerank)
         depth = max(k, self.ctx.settings.retrieval.rerank_candidates) if reranker else k
-        found = self.retriever().retrieve(query, depth, mode, exclude_doc_ids)
+        found = self.retriever().retrieve(query, depth, mode, scope)
         results = found.candidates
         if reranker is not None:
             began = time.perf_counter()

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 
+from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.protocols import Vector, VectorIndex
 
 
@@ -35,9 +36,9 @@ class LazyVectorIndex:
             self.index.delete(ids)
 
     def query(
-        self, embedding: Vector, k: int, exclude_doc_ids: Collection[str] = ()
+        self, embedding: Vector, k: int, scope: DocScope = EVERYWHERE
     ) -> list[tuple[str, float]]:
-        return self.index.query(embedding, k, exclude_doc_ids)
+        return self.index.query(embedding, k, scope)
 
     def get_embeddings(self, ids: Sequence[str]) -> dict[str, Vector]:
         return self.index.get_embeddings(ids) if ids else {}

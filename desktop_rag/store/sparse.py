@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Collection
+
+from desktop_rag.domain import EVERYWHERE, DocScope
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
@@ -50,35 +51,31 @@ class FtsSparseIndex:
         self._lock = lock
 
     def search(
-        self, query: str, k: int, exclude_doc_ids: Collection[str] = ()
+        self, query: str, k: int, scope: DocScope = EVERYWHERE
     ) -> list[tuple[str, float]]:
         expr = match_query(query)
-        if expr is None or k <= 0:
+        if expr is None or k <= 0 or scope.empty:
             return []
-        excluded = sorted(exclude_doc_ids)
-        holes = ",".join("?" * len(excluded))
+        clause, ids = _scope_clause(scope)
         sql = (
             "SELECT c.chunk_id, f.score FROM ("
             "  SELECT rowid, bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts"
-            "  WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) AS f"
+            f"  WHERE chunks_fts MATCH ?{clause} ORDER BY score LIMIT ?) AS f"
             " JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.doc_id = c.doc_id"
-            " WHERE d.status = 'indexed'"
-            + (f" AND d.doc_id NOT IN ({holes})" if excluded else "")
-            + " ORDER BY f.score"
+            " WHERE d.status = 'indexed' ORDER BY f.score"
         )
-        extra = self._excluded_chunks(excluded)
-        params = (*WEIGHTS, expr, k + extra, *excluded)
         with self._lock:
-            rows = self._conn.execute(sql, params).fetchall()
-        return [(str(cid), -float(score)) for cid, score in rows[:k]]
+            rows = self._conn.execute(sql, (*WEIGHTS, expr, *ids, k)).fetchall()
+        return [(str(cid), -float(score)) for cid, score in rows]
 
-    def _excluded_chunks(self, excluded: list[str]) -> int:
-        if not excluded:
-            return 0
-        holes = ",".join("?" * len(excluded))
-        with self._lock:
-            row = self._conn.execute(
-                f"SELECT COALESCE(SUM(chunks), 0) FROM documents WHERE doc_id IN ({holes})",
-                excluded,
-            ).fetchone()
-        return int(row[0])
+
+def _scope_clause(scope: DocScope) -> tuple[str, list[str]]:
+    """The rowid condition that keeps FTS5 inside `scope` (before its LIMIT), and its values."""
+    if scope.included is not None:
+        ids, negate = sorted(scope.included), ""
+    elif scope.exclude:
+        ids, negate = sorted(scope.exclude), "NOT "
+    else:
+        return "", []
+    holes = ",".join("?" * len(ids))
+    return f" AND rowid {negate}IN (SELECT id FROM chunks WHERE doc_id IN ({holes}))", ids

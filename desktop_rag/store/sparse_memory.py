@@ -7,7 +7,7 @@ snapshot is current: built for the catalog generation it was read at. After a wr
 is stale and searches go to FTS5 until a rebuild replaces it: started on a background thread after
 an ingestion (when this process searched before), or once two searches in a row saw the same
 generation. Same tokens both ways (words, stopwords dropped, English stemming); the scores differ
-in scale, which fusion by rank ignores.
+in scale, which fusion standardises away.
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ import sqlite3
 import sys
 import threading
 import time
-from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.store.catalog import Catalog
 from desktop_rag.store.sparse import MAX_TERMS, STOPWORDS, FtsSparseIndex, words
 
@@ -58,15 +59,24 @@ class Tokenizer:
 class Snapshot:
     generation: int
     chunk_ids: list[str]
-    doc_ids: list[str]
+    doc_of_chunk: npt.NDArray[np.int32]  # a code per chunk: its document's position in doc_codes
+    doc_codes: dict[str, int]
     model: Any  # bm25s.BM25
     seconds: float
-    chunks_per_doc: dict[str, int]
 
     def memory_bytes(self) -> int:
         arrays = self.model.scores.values()
         sizes = sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
         return int(sizes + 100 * (len(self.chunk_ids) + len(self.model.vocab_dict)))
+
+    def mask(self, scope: DocScope) -> npt.NDArray[np.float32] | None:
+        """1 for the chunks `scope` allows, 0 for the rest (None: all are allowed)."""
+        if scope.whole_library:
+            return None
+        named = scope.included if scope.included is not None else scope.exclude
+        codes = [self.doc_codes[d] for d in named if d in self.doc_codes]
+        inside = np.isin(self.doc_of_chunk, np.asarray(codes, dtype=np.int32))
+        return (inside if scope.included is not None else ~inside).astype(np.float32)
 
 
 def build_snapshot(db_path: Any, tokenize: Tokenizer) -> Snapshot:
@@ -88,10 +98,11 @@ def build_snapshot(db_path: Any, tokenize: Tokenizer) -> Snapshot:
     if corpus:
         model.index(corpus, show_progress=False)
     generation = int(str(found[0][0])) if found else 0
-    doc_ids = [r[1] for r in rows]
+    codes: dict[str, int] = {}
+    doc_of_chunk = np.fromiter((codes.setdefault(r[1], len(codes)) for r in rows), np.int32)
     return Snapshot(
-        generation, [r[0] for r in rows], doc_ids, model, time.perf_counter() - start,
-        dict(Counter(doc_ids)),
+        generation, [r[0] for r in rows], doc_of_chunk, codes, model,
+        time.perf_counter() - start,
     )
 
 
@@ -117,31 +128,29 @@ class MemoryBm25Index:
         return self._snapshot
 
     def search(
-        self, query: str, k: int, exclude_doc_ids: Collection[str] = ()
+        self, query: str, k: int, scope: DocScope = EVERYWHERE
     ) -> list[tuple[str, float]]:
         snapshot, generation = self._snapshot, self._catalog.generation()
         if snapshot is None or snapshot.generation != generation:
             self._maybe_rebuild(generation)
-            return self._fallback.search(query, k, exclude_doc_ids)
+            return self._fallback.search(query, k, scope)
         tokens = self._tokenize.query(query)
         if not tokens:  # stopwords only: FTS5 indexes them, the snapshot does not
-            return self._fallback.search(query, k, exclude_doc_ids)
-        return self._search(snapshot, tokens, k, exclude_doc_ids)
+            return self._fallback.search(query, k, scope)
+        return self._search(snapshot, tokens, k, scope)
 
     def _search(
-        self, snap: Snapshot, tokens: list[str], k: int, exclude: Collection[str]
+        self, snap: Snapshot, tokens: list[str], k: int, scope: DocScope
     ) -> list[tuple[str, float]]:
-        if k <= 0 or not snap.chunk_ids:
+        if k <= 0 or not snap.chunk_ids or scope.empty:
             return []
-        extra = sum(snap.chunks_per_doc.get(d, 0) for d in exclude)
-        n = min(k + extra, len(snap.chunk_ids))
-        found, scores = snap.model.retrieve([tokens], k=n, show_progress=False, n_threads=1)
-        hits = [
-            (snap.chunk_ids[i], float(s))
-            for i, s in zip(found[0], scores[0], strict=True)
-            if s > 0 and snap.doc_ids[i] not in exclude
+        found, scores = snap.model.retrieve(
+            [tokens], k=min(k, len(snap.chunk_ids)), show_progress=False, n_threads=1,
+            weight_mask=snap.mask(scope),
+        )
+        return [
+            (snap.chunk_ids[i], float(s)) for i, s in zip(found[0], scores[0], strict=True) if s > 0
         ]
-        return hits[:k]
 
     def refresh(self) -> None:
         """Rebuilds the snapshot in the background if it is stale (after an ingestion)."""

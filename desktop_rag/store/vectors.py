@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.errors import StoreError
 from desktop_rag.store.stamp import STAMP_NAME, WriteStamp
 
@@ -195,9 +196,11 @@ class ChromaVectorIndex:
             self._written()
 
     def query(
-        self, embedding: Vector, k: int, exclude_doc_ids: Collection[str] = ()
+        self, embedding: Vector, k: int, scope: DocScope = EVERYWHERE
     ) -> list[tuple[str, float]]:
-        where = {"doc_id": {"$nin": sorted(exclude_doc_ids)}} if exclude_doc_ids else None
+        if scope.empty:
+            return []
+        where = _where(scope)
         with self._current() as col:
             total = int(col.count())
             if total == 0 or k <= 0:
@@ -233,3 +236,10 @@ class ChromaVectorIndex:
 
     def close(self) -> None:
         """Nothing to do: the process-wide client is shared and closed at exit."""
+
+
+def _where(scope: DocScope) -> dict[str, Any] | None:
+    """Chroma's metadata filter for `scope` (None: the whole collection)."""
+    if scope.included is not None:
+        return {"doc_id": {"$in": sorted(scope.included)}}
+    return {"doc_id": {"$nin": sorted(scope.exclude)}} if scope.exclude else None
