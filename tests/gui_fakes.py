@@ -16,10 +16,12 @@ from typing import Any
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import (
+    EVERYWHERE,
     Answer,
     Chunk,
     Citation,
     DocKind,
+    DocScope,
     DocStatus,
     Document,
     FileOutcome,
@@ -69,6 +71,7 @@ class FakeServices:
         self.chats: dict[str, FakeChat] = {}
         self.core: set[str] = set()
         self.threads: set[str] = set()
+        self.scopes: list[DocScope] = []
         self.lock = threading.Lock()
 
     def _seen(self) -> None:
@@ -128,19 +131,20 @@ class FakeServices:
     def save_note(self, title: str, text: str) -> IngestReport:
         return IngestReport(())
 
-    def search_chunk(self, word: str) -> Chunk | None:
+    def search_chunk(self, word: str, scope: DocScope = EVERYWHERE) -> Chunk | None:
         for chunks in self.chunks.values():
             for chunk in chunks:
-                if word.lower() in chunk.text.lower():
+                if word.lower() in chunk.text.lower() and scope.allows(chunk.doc_id):
                     return chunk
         return None
 
     # ---- answers -------------------------------------------------------------------------
     def ask(self, question: str, chat_id: str | None = None, k: int | None = None,
             on_token: Callable[[str], None] | None = None,
-            cancel: CancelToken | None = None) -> Answer:
+            cancel: CancelToken | None = None, scope: DocScope = EVERYWHERE) -> Answer:
         self._seen()
-        chunk = self.search_chunk("completed") or self.search_chunk("")
+        self.scopes.append(scope)
+        chunk = self.search_chunk("completed", scope) or self.search_chunk("", scope)
         for piece in self.reply.split(" "):
             if cancel is not None and cancel.cancelled:
                 raise CancelledError()

@@ -15,6 +15,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from desktop_rag.config import load_settings
+from desktop_rag.domain import DocScope
 from desktop_rag.gui.main_window import MainWindow
 from desktop_rag.gui.probe import LatencyProbe
 
@@ -247,12 +248,14 @@ def test_library_context_menu_and_core(qtbot, window, fake, tmp_path) -> None:
     rows = window.library_panel.model.rows()
     menu = window.library_panel.build_menu(rows)
     labels = [a.text() for a in menu.actions()]
-    assert labels == ["Open", "Re-index", "Remove from library", "Pin as core"]
+    assert labels == [
+        "Open", "Re-index", "Remove from library", "Ask about this document only", "Pin as core"
+    ]
     menu.actions()[0].trigger()  # Open
     qtbot.waitUntil(lambda: window.viewer.location is not None)
     assert (window.viewer.location.path, window.viewer.page_box.value()) == (str(pdf), 1)
     assert window.viewer.stack.currentWidget() is window.viewer.pdf
-    menu.actions()[3].trigger()
+    menu.actions()[4].trigger()
     qtbot.waitUntil(lambda: window.core_panel.docs.count() == 1)
     qtbot.waitUntil(lambda: window.library_panel.model.rows()[0].is_core)
     assert "stale" in window.core_panel.state_label.text()
@@ -262,6 +265,28 @@ def test_library_context_menu_and_core(qtbot, window, fake, tmp_path) -> None:
     assert window.library_panel.proxy.rowCount() == 1
     menu.actions()[2].trigger()
     qtbot.waitUntil(lambda: window.library_panel.model.rowCount() == 0)
+
+
+def test_questions_about_chosen_documents_only(qtbot, window, fake, tmp_path) -> None:
+    pdfs = [make_pdf(tmp_path / f"{n}.pdf", SAMPLE_PAGES) for n in ("observatory", "annex")]
+    ingest(qtbot, window, pdfs)
+    qtbot.waitUntil(lambda: window.library_panel.model.rowCount() == 2)
+    rows = window.library_panel.model.rows()
+    chosen = next(r for r in rows if r.path.endswith("annex.pdf"))
+    assert not window.chat_pane.scope_label.isVisible()
+    window.library_panel.scope_requested.emit([chosen])
+    assert window.chat_pane.scope_label.text() == "Asking about: annex.pdf"
+    assert window.chat_pane.scope_button.isVisible()
+    with qtbot.waitSignal(window.chat.answered, timeout=10000):
+        window.chat_pane.question.setPlainText("When was the telescope completed?")
+        window.chat_pane.ask_button.click()
+    assert fake.scopes[-1] == DocScope(only=frozenset({chosen.doc_id}))
+    assert window.sources.topLevelItem(0).text(1) == "annex"
+    shoot(window, "09-scoped-question")
+    window.library.remove([chosen.path])  # a removed document leaves the scope
+    qtbot.waitUntil(lambda: window.library_panel.model.rowCount() == 1)
+    qtbot.waitUntil(lambda: not window.chat_pane.scope_label.isVisible())
+    assert window.chat.scope.whole_library
 
 
 def test_closing_cancels_running_work(qtbot, fake, tmp_path) -> None:

@@ -5,15 +5,17 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_rag.domain import Answer, Chunk
+from desktop_rag.domain import EVERYWHERE, Answer, Chunk, DocScope
 from desktop_rag.errors import CancelledError
 from desktop_rag.gui.chat_pane import ChatPane
 from desktop_rag.gui.error_presenter import describe
 from desktop_rag.gui.facade import GuiServices
+from desktop_rag.gui.library_model import LibraryRow
 from desktop_rag.gui.render import CITE, TurnView
 from desktop_rag.gui.workers import Job, SerialWorker
 
@@ -97,7 +99,9 @@ class ChatController(QObject):
         self.job: Job | None = None
         self._asked_at = 0.0
         self._first_token_at: float | None = None
+        self.scope = EVERYWHERE
         pane.ask_requested.connect(self.ask)
+        pane.scope_cleared.connect(lambda: self.set_scope([]))
         pane.stop_requested.connect(self.stop)
         pane.new_chat_requested.connect(self.new_chat)
         pane.chat_selected.connect(self.select_chat)
@@ -148,13 +152,26 @@ class ChatController(QObject):
         self.pane.show_turns(turn_views(history), cited)
 
     # ---- asking -------------------------------------------------------------------------
+    def set_scope(self, rows: Sequence[LibraryRow]) -> None:
+        """The next questions are asked about these documents only (none: the whole library)."""
+        doc_ids = frozenset(r.doc_id for r in rows if r.doc_id)
+        self.scope = DocScope(only=doc_ids) if doc_ids else EVERYWHERE
+        self.pane.set_scope([Path(r.path).name for r in rows if r.doc_id])
+
+    def keep_scope_within(self, rows: Sequence[LibraryRow]) -> None:
+        """After the library changed: documents removed from it leave the scope."""
+        if self.scope.only is not None:
+            self.set_scope([r for r in rows if r.doc_id in self.scope.only])
+
     def ask(self, question: str) -> Job:
         self.pane.begin_answer(question)
         self._asked_at, self._first_token_at = time.perf_counter(), None
-        chat_id = self.chat_id
+        chat_id, scope = self.chat_id, self.scope
         self.job = self.llm.submit(
             "ask",
-            lambda j: self.services.ask(question, chat_id, on_token=j.report, cancel=j.cancel),
+            lambda j: self.services.ask(
+                question, chat_id, on_token=j.report, cancel=j.cancel, scope=scope
+            ),
             on_done=self._answered, on_progress=self._token, on_error=self._failed,
         )
         return self.job

@@ -52,6 +52,7 @@ class ChatPane(QWidget):
     new_chat_requested = Signal()
     chat_selected = Signal(str)
     citation_clicked = Signal(int, int)  # turn index, citation number
+    scope_cleared = Signal()  # back to asking the whole library
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -75,6 +76,11 @@ class ChatPane(QWidget):
         self.stop_button.setToolTip("Stop generating (Esc)")
         self.stop_button.clicked.connect(self.stop_requested)
         self.stop_button.setEnabled(False)
+        self.scope_label = QLabel(wordWrap=True)
+        self.scope_label.setObjectName("chatScope")
+        self.scope_button = QPushButton("Whole library")
+        self.scope_button.setToolTip("Ask about every document in the library again")
+        self.scope_button.clicked.connect(self.scope_cleared)
         self._render_timer = QTimer(self, singleShot=True, interval=RENDER_INTERVAL_MS)
         self._render_timer.timeout.connect(self.refresh)
         self._build_layout()
@@ -90,6 +96,9 @@ class ChatPane(QWidget):
         new.setToolTip("Start a new conversation (Ctrl+N)")
         new.clicked.connect(self.new_chat_requested)
         top.addWidget(new)
+        scope = QHBoxLayout()
+        scope.addWidget(self.scope_label, 1)
+        scope.addWidget(self.scope_button)
         bottom = QHBoxLayout()
         bottom.addWidget(self.question, 1)
         buttons = QVBoxLayout()
@@ -101,7 +110,9 @@ class ChatPane(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.state_label)
+        layout.addLayout(scope)
         layout.addLayout(bottom)
+        self.set_scope([])
 
     # ---- chats ------------------------------------------------------------------------
     def set_chats(self, chats: list[tuple[str, str]], current: str | None) -> None:
@@ -195,3 +206,11 @@ class ChatPane(QWidget):
 
     def set_state(self, text: str) -> None:
         self.state_label.setText(text)
+
+    def set_scope(self, names: list[str]) -> None:
+        """Shows which documents the next questions are asked about (none: the whole library)."""
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        self.scope_label.setText(f"Asking about: {shown}" if names else "")
+        self.scope_label.setToolTip("\n".join(names))
+        self.scope_label.setVisible(bool(names))
+        self.scope_button.setVisible(bool(names))

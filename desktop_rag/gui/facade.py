@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import Answer, Chunk, Document, FileOutcome, IngestReport
+from desktop_rag.domain import Answer, Chunk, DocScope, Document, FileOutcome, IngestReport
 from desktop_rag.progress import CancelToken, ProgressCallback
 
 
@@ -38,6 +38,7 @@ class GuiServices(Protocol):
         k: int | None = None,
         on_token: Callable[[str], None] | None = None,
         cancel: CancelToken | None = None,
+        scope: DocScope = ...,
     ) -> Answer: ...
 
     def new_chat(self) -> str: ...

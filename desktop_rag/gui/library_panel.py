@@ -27,6 +27,7 @@ class LibraryPanel(QWidget):
     reindex_requested = Signal(list)  # paths
     remove_requested = Signal(list)  # paths
     core_requested = Signal(list, bool)  # paths, pin?
+    scope_requested = Signal(list)  # LibraryRows to ask about, alone
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -97,6 +98,10 @@ class LibraryPanel(QWidget):
         menu.addAction("Re-index", lambda: self.reindex_requested.emit(paths))
         menu.addAction("Remove from library", lambda: self.remove_requested.emit(paths))
         if indexed:
+            label = "Ask about this document only" if len(indexed) == 1 else (
+                f"Ask about these {len(indexed)} documents only"
+            )
+            menu.addAction(label, lambda: self.scope_requested.emit(indexed))
             pin = not all(r.is_core for r in indexed)
             label = "Pin as core" if pin else "Unpin from core"
             menu.addAction(label, lambda: self.core_requested.emit([r.path for r in indexed], pin))

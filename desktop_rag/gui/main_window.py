@@ -122,6 +122,10 @@ class MainWindow(QMainWindow):
         self.library.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.library_panel.open_requested.connect(self.open_row)
         self.library_panel.core_requested.connect(self.set_core)
+        self.library_panel.scope_requested.connect(self.chat.set_scope)
+        self.library.changed.connect(
+            lambda: self.chat.keep_scope_within(self.library_panel.model.rows())
+        )
         self.chat.answered.connect(self._on_answer)
         self.chat.open_chunk.connect(self.open_chunk)
         self.chat.engine_state.connect(self._show_engine)
