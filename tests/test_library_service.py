@@ -10,6 +10,7 @@ import pytest
 
 from desktop_rag.domain import DocStatus, Outcome
 from desktop_rag.errors import LibraryInUseError, NotFoundError
+from desktop_rag.ingest.ocr import find_tessdata
 from desktop_rag.progress import CancelToken, ProgressEvent
 from desktop_rag.services import Services
 from desktop_rag.store.lock import WriterLock
@@ -18,9 +19,14 @@ from tests.ingest_docs import (
     KNOWN,
     NOTE,
     make_encrypted_pdf,
+    make_image_scan_pdf,
     make_pdf,
     make_scanned_pdf,
     write_note,
+)
+
+needs_tessdata = pytest.mark.skipif(
+    find_tessdata("", "eng") is None, reason="no Tesseract English data (tesseract-ocr-eng)"
 )
 
 
@@ -199,7 +205,7 @@ def test_bad_inputs_each_get_an_outcome_and_good_files_are_indexed(
     by_name = {Path(o.path).name: o for o in report.outcomes}
     expect = {
         "locked.pdf": (Outcome.FAILED, "password-protected"),
-        "scan.pdf": (Outcome.FAILED, "OCR is not available"),
+        "scan.pdf": (Outcome.FAILED, "no extractable text"),
         "random.pdf": (Outcome.FAILED, "corrupt"),
         "empty.md": (Outcome.SKIPPED, "empty file"),
         "latin.txt": (Outcome.INDEXED, "Windows-1252"),
@@ -216,6 +222,20 @@ def test_bad_inputs_each_get_an_outcome_and_good_files_are_indexed(
     assert report.failed and services.ctx.sparse.search("giraffe", 1)
     failed = {Path(d.path).name: d.error for d in services.list_documents() if d.error}
     assert "password-protected" in (failed["locked.pdf"] or "")
+
+
+@needs_tessdata
+def test_a_scan_is_indexed_by_ocr_once_ocr_is_on(services: Services, tmp_path: Path) -> None:
+    scan = make_image_scan_pdf(tmp_path / "scan.pdf", ["The giraffe enclosure opens at nine."])
+    services.ctx.settings.ingest.ocr = "off"
+    (off,) = services.ingest([scan]).outcomes
+    assert off.outcome is Outcome.FAILED and "OCR is not available" in (off.reason or "")
+    services.ctx.settings.ingest.ocr = "auto"
+    (on,) = services.ingest([scan]).outcomes
+    assert on.outcome is Outcome.INDEXED and "read by OCR" in (on.reason or "")
+    (cid, _), *_ = services.ctx.sparse.search("giraffe enclosure", 1)
+    chunk = services.get_chunks([cid])[cid]
+    assert chunk.pages == (1,) and chunk.bboxes and "giraffe" in chunk.text
 
 
 def test_a_2000_page_pdf_is_read_page_by_page(services: Services, tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from desktop_rag.domain import DocKind, LineBox
 from desktop_rag.ingest.notes import load_markdown, load_text
+from desktop_rag.ingest.ocr import OcrConfig
 from desktop_rag.ingest.segments import SOFT_HYPHEN, Line, LoadedDocument, LoadError, Segment
 
 log = logging.getLogger(__name__)
@@ -25,7 +26,13 @@ PAGED_SUFFIXES = frozenset({".epub", ".xps", ".oxps", ".fb2", ".mobi", ".cbz", "
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd"})
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".rst", ".org", ".csv", ".log"})
 SUPPORTED = PDF_SUFFIXES | PAGED_SUFFIXES | MARKDOWN_SUFFIXES | TEXT_SUFFIXES
-SCANNED = "no extractable text: looks scanned; OCR is not available"
+_NO_OCR = "no extractable text: looks scanned; OCR is not available"
+SCANNED = (
+    f"{_NO_OCR} (it needs Tesseract's language data, e.g. the tesseract-ocr-eng package, "
+    "and ingest.ocr = auto)"
+)
+SCANNED_OCR = "no extractable text: looks scanned, and OCR read no text either"
+NO_TEXT = "no extractable text: no text layer and no scanned images"
 REPAIRED = "the file is damaged (truncated or corrupt) and was repaired; some text may be missing"
 MARKUP_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".fb2"})
 MAX_MARKUP_DEPTH = 4000  # MuPDF refuses deeper nesting anyway, after time quadratic in depth
@@ -34,6 +41,11 @@ _NOT_NESTING = frozenset(
     b"area base br col embed hr img input link meta source track wbr p li dt dd tr td th option"
     b" colgroup tbody thead tfoot rb rt rp optgroup".split()
 )
+
+
+def failed_for_want_of_ocr(reason: str | None) -> bool:
+    """Whether a recorded failure is a scan that OCR could read (older wordings included)."""
+    return bool(reason and reason.startswith(_NO_OCR))
 
 
 def kind_of(path: Path) -> DocKind | None:
@@ -49,8 +61,9 @@ def kind_of(path: Path) -> DocKind | None:
     return None
 
 
-def load(path: Path) -> LoadedDocument:
-    """Opens `path`; raises LoadError with a user-facing reason."""
+def load(path: Path, ocr: OcrConfig | None = None) -> LoadedDocument:
+    """Opens `path`; raises LoadError with a user-facing reason. With `ocr`, pages of a PDF that
+    have no text layer but have images are read by OCR."""
     kind = kind_of(path)
     if kind is None:
         raise LoadError(f"unsupported file type '{path.suffix or path.name}'", skip=True)
@@ -58,7 +71,7 @@ def load(path: Path) -> LoadedDocument:
         return load_markdown(path)
     if kind is DocKind.TEXT:
         return load_text(path)
-    return _load_paged(path, kind)
+    return _load_paged(path, kind, ocr)
 
 
 def _open(path: Path) -> Any:
@@ -93,7 +106,7 @@ def _check_markup(path: Path) -> None:
         raise LoadError(f"cannot open: elements nested more than {MAX_MARKUP_DEPTH} deep")
 
 
-def _load_paged(path: Path, kind: DocKind) -> LoadedDocument:
+def _load_paged(path: Path, kind: DocKind, ocr: OcrConfig | None) -> LoadedDocument:
     _check_markup(path)
     doc = _open(path)
     try:
@@ -109,11 +122,12 @@ def _load_paged(path: Path, kind: DocKind) -> LoadedDocument:
     except Exception as exc:
         doc.close()
         raise LoadError(f"cannot read the document structure: {exc}") from exc
+    ocr = ocr if kind is DocKind.PDF else None
     reason = SCANNED if kind is DocKind.PDF else "no extractable text"
     note = REPAIRED if getattr(doc, "is_repaired", False) else None
     loaded = LoadedDocument(kind, title, pages, iter(()), note=note, empty_reason=reason,
                             empty_is_skip=False)
-    loaded.segments = _segments(doc, loaded)
+    loaded.segments = _segments(doc, loaded, PageReader(ocr))
     return loaded
 
 
@@ -126,13 +140,13 @@ def _title(doc: Any, path: Path) -> str:
     return title
 
 
-def _segments(doc: Any, loaded: LoadedDocument) -> Iterator[Segment]:
+def _segments(doc: Any, loaded: LoadedDocument, reader: PageReader) -> Iterator[Segment]:
     unreadable = 0
     try:
         for index in range(doc.page_count):
             try:
                 page = doc.load_page(index)
-                yield from page_segments(_page_dict(page), index + 1)
+                yield from page_segments(reader.page_dict(page), index + 1)
             except LoadError:
                 raise
             except Exception as exc:  # one bad page must not lose the document
@@ -140,16 +154,46 @@ def _segments(doc: Any, loaded: LoadedDocument) -> Iterator[Segment]:
                 unreadable += 1
     finally:
         doc.close()
-    if unreadable:  # shown only if no text came out: then it is damage, not a scan
+    if reader.ocr is not None:  # shown only if no text came out
+        loaded.empty_reason = SCANNED_OCR if reader.ocr_tried else NO_TEXT
+    if unreadable:  # then it is damage, not a scan
         loaded.empty_reason = f"{unreadable} of {loaded.pages} page(s) unreadable: corrupt document"
+    if reader.ocr_pages:
+        ocr_note = f"text of {reader.ocr_pages} scanned page(s) read by OCR"
+        loaded.note = f"{loaded.note}; {ocr_note}" if loaded.note else ocr_note
 
 
-def _page_dict(page: Any) -> dict[str, Any]:
-    import pymupdf
+class PageReader:
+    """A page's text blocks; a page with images but no text layer is read by OCR when on."""
 
-    flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
-    result: dict[str, Any] = page.get_text("dict", sort=True, flags=flags)
-    return result
+    def __init__(self, ocr: OcrConfig | None) -> None:
+        self.ocr = ocr
+        self.ocr_tried = self.ocr_pages = 0
+
+    def page_dict(self, page: Any) -> dict[str, Any]:
+        import pymupdf
+
+        flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
+        found: dict[str, Any] = page.get_text("dict", sort=True, flags=flags)
+        if self.ocr is None or _has_text(found) or not page.get_images():
+            return found
+        self.ocr_tried += 1
+        textpage = page.get_textpage_ocr(
+            flags=flags, language=self.ocr.language, dpi=self.ocr.dpi, full=True,
+            tessdata=str(self.ocr.tessdata),
+        )
+        read: dict[str, Any] = page.get_text("dict", sort=True, flags=flags, textpage=textpage)
+        self.ocr_pages += int(_has_text(read))
+        return read
+
+
+def _has_text(page_dict: dict[str, Any]) -> bool:
+    return any(
+        span.get("text", "").strip()
+        for block in page_dict.get("blocks", ())
+        for line in block.get("lines", ())
+        for span in line.get("spans", ())
+    )
 
 
 def page_segments(page_dict: dict[str, Any], page_no: int) -> Iterator[Segment]:

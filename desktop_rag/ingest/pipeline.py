@@ -26,6 +26,7 @@ from desktop_rag.ingest import recovery
 from desktop_rag.ingest.chunker import ChunkDraft, Chunker
 from desktop_rag.ingest.embedding import EmbedStats, GuardedEmbedder
 from desktop_rag.ingest.memory import MemoryBudget
+from desktop_rag.ingest.ocr import OcrConfig
 from desktop_rag.ingest.planner import Job, Planner
 from desktop_rag.ingest.scan import scan
 from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
@@ -76,7 +77,7 @@ class Ingestor:
         embedder: Embedder | Callable[[], Embedder],
         counter: TokenCounter | Callable[[], TokenCounter],
         progress: ProgressCallback = no_progress, cancel: CancelToken | None = None,
-        memory: MemoryBudget | None = None,
+        memory: MemoryBudget | None = None, ocr: OcrConfig | None = None,
     ) -> None:
         self.catalog = catalog
         self.vectors = vectors
@@ -85,6 +86,7 @@ class Ingestor:
         self.progress = progress
         self.cancel = cancel or CancelToken()
         self.memory = memory or MemoryBudget(0)
+        self.ocr = ocr
         self.stats = EmbedStats()
         self.totals = Totals()
         self._stop = threading.Event()
@@ -94,7 +96,7 @@ class Ingestor:
         recovery.resume(self.catalog, self.vectors, self.embedder)
         self._emit("scan", message="looking for files")
         found = scan(list(paths))
-        planner = Planner(self.catalog)
+        planner = Planner(self.catalog, ocr_on=self.ocr is not None)
         for item in found.files:
             planner.add(item)
         outcomes = [*found.outcomes, *planner.plan.outcomes]
@@ -166,7 +168,7 @@ class Ingestor:
 
     def _extract(self, job: Job) -> Extracted:
         try:
-            loaded = _load(job.path)
+            loaded = _load(job.path, self.ocr)
             return Extracted(job, loaded, list(self.chunker.chunk(self._until_stop(loaded))))
         except LoadError as exc:
             return Extracted(job, error=exc)
@@ -225,7 +227,7 @@ def _take_group(items: queue.Queue[Extracted | None]) -> list[Extracted]:
     return group
 
 
-def _load(path: Path) -> LoadedDocument:
+def _load(path: Path, ocr: OcrConfig | None) -> LoadedDocument:
     from desktop_rag.ingest.loaders import load
 
-    return load(path)
+    return load(path, ocr)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_rag.domain import DocStatus, Document, FileOutcome, Outcome
-from desktop_rag.ingest.loaders import kind_of
+from desktop_rag.ingest.loaders import failed_for_want_of_ocr, kind_of
 from desktop_rag.ingest.scan import Found
 from desktop_rag.store.catalog import Catalog
 
@@ -57,8 +57,9 @@ def file_sha256(path: Path) -> str:
 
 
 class Planner:
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, ocr_on: bool = False) -> None:
         self.catalog = catalog
+        self.ocr_on = ocr_on  # scans that failed for want of OCR are read again
         self.plan = Plan([], [], [])
         self._claimed: dict[str, Path] = {}  # sha -> first path of this run
 
@@ -84,7 +85,9 @@ class Planner:
             if current and (current.size, current.mtime) == (st.st_size, st.st_mtime):
                 return _unchanged(current)
             failed = self._failed_at(name)
-            if failed and (failed.size, failed.mtime) == (st.st_size, st.st_mtime):
+            if failed and (failed.size, failed.mtime) == (st.st_size, st.st_mtime) and not (
+                self.ocr_on and failed_for_want_of_ocr(failed.error)
+            ):
                 return FileOutcome(name, Outcome.FAILED, failed.error)
             sha = file_sha256(path)
         except OSError as exc:
@@ -115,7 +118,8 @@ class Planner:
         return self._at(path, DocStatus.INDEXED)
 
     def _failed_at(self, path: str) -> Document | None:
-        """A failure recorded for this very file (same size and mtime) is not retried."""
+        """A failure recorded for this very file (same size and mtime) is not retried, unless it
+        was a scan that can be read now."""
         return self._at(path, DocStatus.FAILED)
 
     def _at(self, path: str, status: DocStatus) -> Document | None:

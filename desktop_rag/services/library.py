@@ -46,6 +46,7 @@ class LibraryService:
         cancel: CancelToken | None = None,
     ) -> IngestReport:
         from desktop_rag.ingest.memory import MemoryBudget
+        from desktop_rag.ingest.ocr import ocr_config
         from desktop_rag.ingest.pipeline import Ingestor
         from desktop_rag.store.lazy import LazyVectorIndex
 
@@ -55,6 +56,7 @@ class LibraryService:
             ingestor = Ingestor(
                 ctx.catalog, vectors, lambda: ctx.embedder, lambda: ctx.token_counter,
                 progress, cancel, MemoryBudget(ctx.settings.ingest.memory_budget_mb),
+                ocr_config(ctx.settings.ingest),
             )
             try:
                 return ingestor.run(paths)

@@ -1,0 +1,62 @@
+"""Where OCR of scanned pages comes from: Tesseract's language data, found on this machine.
+
+PyMuPDF carries the Tesseract engine inside MuPDF; all it needs is a folder of `*.traineddata`
+files (Debian/Ubuntu: `apt install tesseract-ocr-eng`; macOS: `brew install tesseract`; Windows:
+the UB Mannheim installer). Nothing is downloaded: without the data, scanned pages are reported
+as such, with this hint.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop_rag.config import IngestSettings
+
+HINT = (
+    "OCR needs Tesseract's language data: install it (Debian/Ubuntu: apt install "
+    "tesseract-ocr-eng; macOS: brew install tesseract) or set ingest.tessdata"
+)
+_USUAL = (
+    "/usr/share/tesseract-ocr/*/tessdata",
+    "/usr/share/tessdata",
+    "/usr/local/share/tessdata",
+    "/opt/homebrew/share/tessdata",
+    "/opt/local/share/tessdata",
+    "C:/Program Files/Tesseract-OCR/tessdata",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OcrConfig:
+    """How pages without a text layer are read: Tesseract with this data folder."""
+
+    tessdata: Path
+    language: str = "eng"
+    dpi: int = 150
+
+
+def _candidates(configured: str) -> list[str]:
+    named = [configured, os.environ.get("TESSDATA_PREFIX", "")]
+    return [p for p in named if p] + sorted(
+        (hit for pattern in _USUAL for hit in glob.glob(pattern)), reverse=True
+    )
+
+
+def find_tessdata(configured: str, language: str) -> Path | None:
+    """The first folder holding a `.traineddata` file for every language in `language`."""
+    wanted = [lang for lang in language.split("+") if lang]
+    for folder in map(Path, _candidates(configured)):
+        if wanted and all((folder / f"{lang}.traineddata").is_file() for lang in wanted):
+            return folder
+    return None
+
+
+def ocr_config(settings: IngestSettings) -> OcrConfig | None:
+    """The OCR to use for this ingestion, or None (switched off, or no language data)."""
+    if settings.ocr == "off":
+        return None
+    folder = find_tessdata(settings.tessdata, settings.ocr_language)
+    return OcrConfig(folder, settings.ocr_language, settings.ocr_dpi) if folder else None

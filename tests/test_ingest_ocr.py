@@ -1,0 +1,69 @@
+"""OCR of scanned pages through PyMuPDF's built-in Tesseract and the language data found here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.config import IngestSettings, Settings
+from desktop_rag.ingest.loaders import NO_TEXT, SCANNED, load
+from desktop_rag.ingest.ocr import OcrConfig, find_tessdata, ocr_config
+from desktop_rag.ingest.segments import Line
+from tests.ingest_docs import make_image_scan_pdf, make_scanned_pdf
+
+LINES = [
+    "Maintenance log of the north pumping station.",
+    "The impeller of pump seven was replaced in March.",
+    "Inspection interval: every 1200 operating hours.",
+]
+TESSDATA = find_tessdata("", "eng")
+needs_tessdata = pytest.mark.skipif(
+    TESSDATA is None, reason="no Tesseract English data here (apt install tesseract-ocr-eng)"
+)
+
+
+@pytest.fixture
+def ocr() -> OcrConfig:
+    assert TESSDATA is not None
+    return OcrConfig(TESSDATA)
+
+
+@needs_tessdata
+def test_scanned_page_is_read_by_ocr_with_line_boxes_where_the_text_is(
+    tmp_path: Path, ocr: OcrConfig
+) -> None:
+    loaded = load(make_image_scan_pdf(tmp_path / "scan.pdf", LINES), ocr)
+    segments = list(loaded.segments)
+    text = " ".join(s.text for s in segments)
+    assert "impeller of pump seven was replaced" in text and "1200 operating hours" in text
+    assert loaded.note == "text of 1 scanned page(s) read by OCR"
+    (seg,) = [s for s in segments if "impeller" in s.text]
+    (box,) = [ln.box for ln in seg.lines if "impeller" in _sliced(seg.text, seg.start, ln)]
+    assert box.page == 1 and 60 <= box.x0 <= 80 and 125 <= box.y1 <= 150  # typed at y = 140
+
+
+def test_without_ocr_a_scan_says_how_to_get_it(tmp_path: Path) -> None:
+    loaded = load(make_image_scan_pdf(tmp_path / "scan.pdf", LINES), None)
+    assert list(loaded.segments) == []
+    assert loaded.empty_reason == SCANNED and "tesseract-ocr-eng" in SCANNED
+
+
+@needs_tessdata
+def test_a_picture_without_images_is_not_sent_to_ocr(tmp_path: Path, ocr: OcrConfig) -> None:
+    loaded = load(make_scanned_pdf(tmp_path / "drawing.pdf"), ocr)
+    assert list(loaded.segments) == [] and loaded.empty_reason == NO_TEXT
+
+
+def test_tessdata_is_found_from_the_setting_or_not_at_all(tmp_path: Path) -> None:
+    (tmp_path / "deu.traineddata").write_bytes(b"x")
+    assert find_tessdata(str(tmp_path), "deu") == tmp_path
+    assert find_tessdata(str(tmp_path), "deu+xyz") is None
+    assert ocr_config(IngestSettings(ocr="off")) is None
+    settings = Settings().ingest
+    settings.tessdata, settings.ocr_language = str(tmp_path), "deu"
+    assert ocr_config(settings) == OcrConfig(tmp_path, "deu", 150)
+
+
+def _sliced(text: str, offset: int, line: Line) -> str:
+    return text[line.start - offset : line.end - offset]
