@@ -121,6 +121,19 @@ def check_cross_encoder(ctx: AppContext) -> Check:
     return Check("cross-encoder", True, "found", str(path))
 
 
+def check_ocr(ctx: AppContext) -> Check:
+    """OCR of scanned pages is optional: it needs Tesseract's language data on this machine."""
+    from desktop_rag.ingest.ocr import HINT, find_tessdata
+
+    ingest = ctx.settings.ingest
+    if ingest.ocr == "off":
+        return Check("ocr", True, "switched off (ingest.ocr = off)")
+    folder = find_tessdata(ingest.tessdata, ingest.ocr_language)
+    if folder is None:
+        return Check("ocr", True, f"not available (optional): {HINT}")
+    return Check("ocr", True, f"Tesseract data for {ingest.ocr_language}", str(folder))
+
+
 def other_profile_context(ctx: AppContext) -> AppContext | None:
     """A context for the packaged chat model of the other profile (None with a user model)."""
     from desktop_rag.bootstrap import AppContext
@@ -139,6 +152,7 @@ def model_checks(ctx: AppContext, other: AppContext | None) -> list[Check]:
         timed(f"chat model ({profile})", lambda: check_chat(ctx, f"chat model ({profile})")),
         timed("tokenizer", lambda: check_tokenizer(ctx)),
         timed("cross-encoder", lambda: check_cross_encoder(ctx)),
+        timed("ocr", lambda: check_ocr(ctx)),
     ]
     if other is not None:
         name = f"chat model ({other.settings.profile})"

@@ -34,7 +34,7 @@ def test_all_ok_with_working_models(data_dir: Path) -> None:
     report = run_doctor(tiny_context(data_dir, fakes()))
     assert report.ok, report
     names = [c.name for c in report.models]
-    assert names == ["embedder", "chat model (tiny)", "tokenizer", "cross-encoder"]
+    assert names == ["embedder", "chat model (tiny)", "tokenizer", "cross-encoder", "ocr"]
     chat = report.models[1]
     assert chat.path.endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
     assert report.folders["data"] == str(data_dir.resolve() / "data")
