@@ -6,7 +6,7 @@ All page numbers are 1-based. Bounding boxes are PDF points with PyMuPDF's top-l
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -140,6 +140,21 @@ class DocScope:
 
 
 EVERYWHERE = DocScope()
+
+
+@dataclass(frozen=True, slots=True)
+class PageRefs:
+    """Pages a question names ("on page 14", "the first page", "the last page"), 1-based."""
+
+    numbers: frozenset[int] = frozenset()
+    last: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.numbers) or self.last
+
+    def matches(self, pages: Sequence[int], page_count: int) -> bool:
+        named = self.numbers | ({page_count} if self.last else set())
+        return any(p in named for p in pages)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,14 +3,14 @@ implement these, so every component can be tested alone and swapped in the compo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from desktop_rag.domain import EVERYWHERE, Chunk, DocScope
+from desktop_rag.domain import EVERYWHERE, Chunk, DocScope, PageRefs
 from desktop_rag.progress import CancelToken
 
 Vector = npt.NDArray[np.float32]
@@ -72,6 +72,10 @@ class ChunkLookup(Protocol):
     """Reads chunks of searchable (indexed) documents only."""
 
     def get_chunks(self, ids: Sequence[str]) -> dict[str, Chunk]: ...
+
+
+class PageLookup(Protocol):
+    def chunk_ids_on_pages(self, doc_ids: Collection[str], pages: PageRefs) -> list[str]: ...
 
 
 class Reranker(Protocol):

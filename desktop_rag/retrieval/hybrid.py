@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 
 from desktop_rag.domain import EVERYWHERE, Chunk, DocScope, ScoredChunk
 from desktop_rag.errors import ConfigError
-from desktop_rag.protocols import ChunkLookup, Embedder, SparseIndex, VectorIndex
+from desktop_rag.protocols import ChunkLookup, Embedder, PageLookup, SparseIndex, VectorIndex
 from desktop_rag.retrieval.evidence import EvidenceGate, term_coverage
 from desktop_rag.retrieval.fusion import DEFAULT_RRF_K, Fused, rrf_fuse, zscore_fuse
+from desktop_rag.retrieval.pages import page_references
 
 MODES = ("hybrid", "dense", "bm25")
-DENSE, SPARSE, EXACT = "dense", "bm25", "exact"
+DENSE, SPARSE, EXACT, PAGE = "dense", "bm25", "exact", "page"
+MAX_PAGE_SCOPE = 20  # page references count in searches within at most this many documents
 # Code-like tokens (part numbers, error codes, versions): a digit plus a letter or a separator.
 _IDENTIFIER = re.compile(r"(?<![\w-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z_-])[\w]+(?:[-./][\w]+)*")
 
@@ -36,21 +38,29 @@ class HybridConfig:
     dense_weight: float = 1.0
     sparse_weight: float = 1.0
     exact_weight: float = 1.0  # the exact-identifier list (hybrid mode, code-like queries only)
+    page_weight: float = 3.0  # passages on pages the question names come first (within documents)
     gate: EvidenceGate = field(default_factory=EvidenceGate)
 
 
 def fuse(lists: dict[str, list[tuple[str, float]]], config: HybridConfig) -> list[Fused]:
-    """Dense, BM25 and exact-identifier hits as one ranking, by the configured fusion.
+    """Dense, BM25, exact-identifier and named-page hits as one ranking, by the configured fusion.
 
-    With score fusion the exact list is a bonus of `exact_weight` deviations rather than a third
-    score: its scores are BM25's again."""
-    weights = {DENSE: config.dense_weight, SPARSE: config.sparse_weight, EXACT: config.exact_weight}
+    With score fusion the exact and page lists are bonuses of `exact_weight` / `page_weight`
+    deviations rather than scores of their own (the exact list's scores are BM25's again)."""
+    weights = {
+        DENSE: config.dense_weight, SPARSE: config.sparse_weight,
+        EXACT: config.exact_weight, PAGE: config.page_weight,
+    }
     if config.fusion == "rrf":
         rankings = {name: [cid for cid, _ in hits] for name, hits in lists.items()}
         return rrf_fuse(rankings, weights, config.rrf_k)
-    scored = {name: hits for name, hits in lists.items() if name != EXACT}
-    exact = [cid for cid, _ in lists.get(EXACT, [])]
-    bonus = {EXACT: (exact, config.exact_weight)} if exact else None
+    gains = {EXACT: config.exact_weight, PAGE: config.page_weight}
+    scored = {name: hits for name, hits in lists.items() if name not in gains}
+    bonus = {
+        name: ([cid for cid, _ in lists[name]], gain)
+        for name, gain in gains.items()
+        if lists.get(name)
+    }
     return zscore_fuse(scored, weights, bonus)
 
 
@@ -107,12 +117,14 @@ class HybridRetriever:
         sparse: SparseIndex,
         lookup: ChunkLookup,
         config: HybridConfig | None = None,
+        pages: PageLookup | None = None,
     ) -> None:
         self.embedder = embedder
         self.vectors = vectors
         self.sparse = sparse
         self.lookup = lookup
         self.config = config or HybridConfig()
+        self.pages = pages
 
     def dense(
         self,
@@ -165,6 +177,15 @@ class HybridRetriever:
             if cid in chunks and all(code in chunks[cid].text.lower() for code in codes)
         ]
 
+    def named_pages(self, query: str, scope: DocScope) -> list[tuple[str, float]]:
+        """Passages on the pages the query names, within a scope of a few documents (across a
+        whole library "page 3" names a page of every document)."""
+        chosen = scope.included
+        if self.pages is None or chosen is None or not 0 < len(chosen) <= MAX_PAGE_SCOPE:
+            return []
+        named = page_references(query)
+        return [(cid, 1.0) for cid in self.pages.chunk_ids_on_pages(chosen, named)] if named else []
+
     def retrieve(
         self, query: str, k: int, mode: str = "hybrid", scope: DocScope = EVERYWHERE
     ) -> Retrieval:
@@ -183,6 +204,8 @@ class HybridRetriever:
         if mode == "hybrid" and identifiers(query):
             with timed(timings, "exact_ms"):
                 lists[EXACT] = self.exact(identifiers(query), lists[SPARSE])
+        if mode == "hybrid":
+            lists[PAGE] = self.named_pages(query, scope)
         with timed(timings, "fuse_ms"):
             scored = self._combine(lists, mode)
         with timed(timings, "lookup_ms"):

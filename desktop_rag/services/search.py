@@ -35,7 +35,9 @@ class SearchService:
 
     def retriever(self) -> HybridRetriever:
         c = self.ctx
-        return HybridRetriever(c.embedder, c.vectors, c.sparse, c.catalog, hybrid_config(c))
+        return HybridRetriever(
+            c.embedder, c.vectors, c.sparse, c.catalog, hybrid_config(c), pages=c.catalog
+        )
 
     def reranker(self, name: str | None = None) -> tuple[str, Reranker | None]:
         """The re-ranker `name` stands for, loaded once per process; `auto` falls back to none."""

@@ -10,14 +10,15 @@ Readers only ever see chunks of `indexed` documents.
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from desktop_rag.domain import Chunk, DocStatus, Document
+from desktop_rag.domain import Chunk, DocStatus, Document, PageRefs
 from desktop_rag.errors import StoreError
 from desktop_rag.store import schema
 from desktop_rag.store.sparse import FtsSparseIndex
@@ -124,6 +125,22 @@ class Catalog:
                 chunk = schema.row_to_chunk(row)
                 out[chunk.chunk_id] = chunk
         return out
+
+    def chunk_ids_on_pages(self, doc_ids: Collection[str], pages: PageRefs) -> list[str]:
+        """PageLookup: the indexed chunks of these documents that lie on the pages named, in
+        reading order."""
+        ids = sorted(doc_ids)
+        if not ids or not pages:
+            return []
+        sql = (
+            "SELECT c.chunk_id, c.pages, d.pages FROM chunks c JOIN documents d"
+            f" ON d.doc_id = c.doc_id WHERE d.doc_id IN ({_holes(len(ids))})"
+            " AND d.status = 'indexed' ORDER BY c.doc_id, c.ordinal"
+        )
+        return [
+            str(cid) for cid, on, count in self._rows(sql, ids)
+            if pages.matches(json.loads(str(on)), int(str(count)))
+        ]
 
     def chunks_of(self, doc_id: str) -> list[Chunk]:
         """All chunks of one document in order, whatever its status."""
