@@ -67,3 +67,11 @@ def test_tessdata_is_found_from_the_setting_or_not_at_all(tmp_path: Path) -> Non
 
 def _sliced(text: str, offset: int, line: Line) -> str:
     return text[line.start - offset : line.end - offset]
+
+
+def test_damaged_language_data_fails_the_scan_with_the_reason(tmp_path: Path) -> None:
+    (tmp_path / "eng.traineddata").write_bytes(b"not a model" * 100)
+    loaded = load(make_image_scan_pdf(tmp_path / "scan.pdf", LINES), OcrConfig(tmp_path))
+    assert list(loaded.segments) == []
+    assert loaded.empty_reason.startswith("no extractable text: looks scanned; OCR failed: ")
+    assert "Tesseract" in loaded.empty_reason

@@ -26,7 +26,8 @@ PAGED_SUFFIXES = frozenset({".epub", ".xps", ".oxps", ".fb2", ".mobi", ".cbz", "
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd"})
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".rst", ".org", ".csv", ".log"})
 SUPPORTED = PDF_SUFFIXES | PAGED_SUFFIXES | MARKDOWN_SUFFIXES | TEXT_SUFFIXES
-_NO_OCR = "no extractable text: looks scanned; OCR is not available"
+_NO_OCR_PREFIX = "no extractable text: looks scanned"
+_NO_OCR = f"{_NO_OCR_PREFIX}; OCR is not available"
 SCANNED = (
     f"{_NO_OCR} (it needs Tesseract's language data, e.g. the tesseract-ocr-eng package, "
     "and ingest.ocr = auto)"
@@ -156,6 +157,8 @@ def _segments(doc: Any, loaded: LoadedDocument, reader: PageReader) -> Iterator[
         doc.close()
     if reader.ocr is not None:  # shown only if no text came out
         loaded.empty_reason = SCANNED_OCR if reader.ocr_tried else NO_TEXT
+    if reader.ocr_error:
+        loaded.empty_reason = f"{_NO_OCR_PREFIX}; OCR failed: {reader.ocr_error}"
     if unreadable:  # then it is damage, not a scan
         loaded.empty_reason = f"{unreadable} of {loaded.pages} page(s) unreadable: corrupt document"
     if reader.ocr_pages:
@@ -169,6 +172,7 @@ class PageReader:
     def __init__(self, ocr: OcrConfig | None) -> None:
         self.ocr = ocr
         self.ocr_tried = self.ocr_pages = 0
+        self.ocr_error = ""
 
     def page_dict(self, page: Any) -> dict[str, Any]:
         import pymupdf
@@ -178,10 +182,15 @@ class PageReader:
         if self.ocr is None or _has_text(found) or not page.get_images():
             return found
         self.ocr_tried += 1
-        textpage = page.get_textpage_ocr(
-            flags=flags, language=self.ocr.language, dpi=self.ocr.dpi, full=True,
-            tessdata=str(self.ocr.tessdata),
-        )
+        try:
+            textpage = page.get_textpage_ocr(
+                flags=flags, language=self.ocr.language, dpi=self.ocr.dpi, full=True,
+                tessdata=str(self.ocr.tessdata),
+            )
+        except Exception as exc:  # MuPDF errors, e.g. damaged language data: no text then
+            log.warning("OCR of page %d failed: %s", page.number + 1, exc)
+            self.ocr_error = str(exc).split(": ", 1)[-1]
+            return found
         read: dict[str, Any] = page.get_text("dict", sort=True, flags=flags, textpage=textpage)
         self.ocr_pages += int(_has_text(read))
         return read
