@@ -13,10 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.domain import DocKind, LineBox
+from desktop_rag.domain import DocKind
 from desktop_rag.ingest.notes import load_markdown, load_text
 from desktop_rag.ingest.ocr import OcrConfig
-from desktop_rag.ingest.segments import SOFT_HYPHEN, Line, LoadedDocument, LoadError, Segment
+from desktop_rag.ingest.page_text import has_text, page_segments
+from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +180,7 @@ class PageReader:
 
         flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
         found: dict[str, Any] = page.get_text("dict", sort=True, flags=flags)
-        if self.ocr is None or _has_text(found) or not page.get_images():
+        if self.ocr is None or has_text(found) or not page.get_images():
             return found
         self.ocr_tried += 1
         try:
@@ -192,51 +193,5 @@ class PageReader:
             self.ocr_error = str(exc).split(": ", 1)[-1]
             return found
         read: dict[str, Any] = page.get_text("dict", sort=True, flags=flags, textpage=textpage)
-        self.ocr_pages += int(_has_text(read))
+        self.ocr_pages += int(has_text(read))
         return read
-
-
-def _has_text(page_dict: dict[str, Any]) -> bool:
-    return any(
-        span.get("text", "").strip()
-        for block in page_dict.get("blocks", ())
-        for line in block.get("lines", ())
-        for span in line.get("spans", ())
-    )
-
-
-def page_segments(page_dict: dict[str, Any], page_no: int) -> Iterator[Segment]:
-    """One segment per text block; offsets index the page text (blocks joined by blank lines,
-    lines by newlines); segment text is that slice with newlines as spaces."""
-    offset = 0
-    for block in page_dict.get("blocks", ()):
-        if block.get("type", 0) != 0:
-            continue
-        texts, lines = _block_lines(block, page_no, offset)
-        if not texts:
-            continue
-        body = "\n".join(texts)
-        yield Segment(body.replace("\n", " "), page_no, offset, offset + len(body), tuple(lines))
-        offset += len(body) + 2
-
-
-def _hyphenated(line: str, following: str) -> bool:
-    """A word broken across lines: "exam-" then "ple" (the chunker joins them again)."""
-    return len(line) > 1 and line[-1] == "-" and line[-2].isalpha() and following[0].islower()
-
-
-def _block_lines(block: dict[str, Any], page_no: int, offset: int) -> tuple[list[str], list[Line]]:
-    texts: list[str] = []
-    lines: list[Line] = []
-    pos = offset
-    for line in block.get("lines", ()):
-        text = "".join(span.get("text", "") for span in line.get("spans", ())).strip()
-        if not text:
-            continue
-        x0, y0, x1, y1 = line["bbox"]
-        lines.append(Line(pos, pos + len(text), LineBox(page_no, x0, y0, x1, y1)))
-        if texts and _hyphenated(texts[-1], text):
-            texts[-1] = texts[-1][:-1] + SOFT_HYPHEN  # same length: offsets stay exact
-        texts.append(text)
-        pos += len(text) + 1
-    return texts, lines
