@@ -64,6 +64,7 @@ class IngestSettings:
     ocr: str = "auto"  # auto: pages without text are OCR'd when Tesseract's data is found; off
     ocr_language: str = "eng"  # Tesseract language(s), e.g. "eng+deu"
     ocr_dpi: int = 150
+    ocr_processes: int = 0  # processes that OCR pages side by side (0: one per core)
     tessdata: str = ""  # folder of *.traineddata; empty: TESSDATA_PREFIX, then the usual places
 
 
@@ -102,6 +103,7 @@ class Settings:
         _check_range("ingest.memory_budget_mb", self.ingest.memory_budget_mb, 0, 1 << 20)
         _check_choice("ingest.ocr", self.ingest.ocr, OCR_MODES)
         _check_range("ingest.ocr_dpi", self.ingest.ocr_dpi, 72, 600)
+        _check_range("ingest.ocr_processes", self.ingest.ocr_processes, 0, 256)
         _check_range("retrieval.fetch_k", self.retrieval.fetch_k, 1, 1000)
         _check_range("retrieval.rrf_k", self.retrieval.rrf_k, 1, 1000)
         _check_range("retrieval.rerank_candidates", self.retrieval.rerank_candidates, 1, 200)

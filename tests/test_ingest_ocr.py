@@ -8,7 +8,7 @@ import pytest
 
 from desktop_rag.config import IngestSettings, Settings
 from desktop_rag.ingest.loaders import NO_TEXT, SCANNED, load
-from desktop_rag.ingest.ocr import OcrConfig, find_tessdata, ocr_config
+from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers, find_tessdata, ocr_config
 from desktop_rag.ingest.segments import Line
 from tests.ingest_docs import make_image_scan_pdf, make_scanned_pdf
 
@@ -75,3 +75,55 @@ def test_damaged_language_data_fails_the_scan_with_the_reason(tmp_path: Path) ->
     assert list(loaded.segments) == []
     assert loaded.empty_reason.startswith("no extractable text: looks scanned; OCR failed: ")
     assert "Tesseract" in loaded.empty_reason
+
+
+def _multi_page_scan(tmp_path: Path, pages: int) -> Path:
+    import pymupdf
+
+    merged = pymupdf.open()
+    for n in range(pages):
+        one = make_image_scan_pdf(tmp_path / f"p{n}.pdf", [f"Page marker {n} of the scanned log."])
+        with pymupdf.open(one) as part:
+            merged.insert_pdf(part)
+    merged.save(tmp_path / "multi.pdf")
+    merged.close()
+    return tmp_path / "multi.pdf"
+
+
+@needs_tessdata
+def test_worker_processes_read_pages_in_order_like_this_process(
+    tmp_path: Path, ocr: OcrConfig
+) -> None:
+    scan = _multi_page_scan(tmp_path, 5)
+    here = [(s.page, s.text) for s in load(scan, ocr).segments]
+    workers = OcrWorkers(ocr, processes=2)
+    try:
+        loaded = load(scan, ocr, workers)
+        side_by_side = [(s.page, s.text) for s in loaded.segments]
+    finally:
+        workers.close()
+    assert side_by_side == here and [p for p, _ in here] == [1, 2, 3, 4, 5]
+    assert all(f"marker {n}" in text for n, (_, text) in enumerate(here))
+    assert loaded.note == "text of 5 scanned page(s) read by OCR"
+
+
+@needs_tessdata
+def test_stopping_early_cancels_the_pages_handed_to_workers(tmp_path: Path, ocr: OcrConfig) -> None:
+    workers = OcrWorkers(ocr, processes=1)
+    try:
+        segments = load(_multi_page_scan(tmp_path, 6), ocr, workers).segments
+        assert "marker 0" in next(segments).text
+        segments.close()  # what a cancelled ingestion does
+    finally:
+        workers.close()  # returns once the page in progress is done
+
+
+def test_worker_errors_fail_the_scan_with_the_reason(tmp_path: Path) -> None:
+    (tmp_path / "eng.traineddata").write_bytes(b"not a model" * 100)
+    workers = OcrWorkers(OcrConfig(tmp_path), processes=1)
+    try:
+        loaded = load(make_image_scan_pdf(tmp_path / "s.pdf", LINES), OcrConfig(tmp_path), workers)
+        assert list(loaded.segments) == []
+    finally:
+        workers.close()
+    assert loaded.empty_reason.startswith("no extractable text: looks scanned; OCR failed: ")

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from desktop_rag.domain import DocKind
 from desktop_rag.ingest.notes import load_markdown, load_text
-from desktop_rag.ingest.ocr import OcrConfig
+from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers
 from desktop_rag.ingest.page_text import has_text, page_segments
 from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
 
@@ -37,6 +39,7 @@ SCANNED_OCR = "no extractable text: looks scanned, and OCR read no text either"
 NO_TEXT = "no extractable text: no text layer and no scanned images"
 REPAIRED = "the file is damaged (truncated or corrupt) and was repaired; some text may be missing"
 MARKUP_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".fb2"})
+OCR_AHEAD = 2  # pages handed to each OCR worker process ahead of the page being read
 MAX_MARKUP_DEPTH = 4000  # MuPDF refuses deeper nesting anyway, after time quadratic in depth
 _TAG = re.compile(rb"<(/?)([A-Za-z][\w:.-]*)[^<>]*?(/?)>")
 _NOT_NESTING = frozenset(
@@ -63,7 +66,9 @@ def kind_of(path: Path) -> DocKind | None:
     return None
 
 
-def load(path: Path, ocr: OcrConfig | None = None) -> LoadedDocument:
+def load(
+    path: Path, ocr: OcrConfig | None = None, workers: OcrWorkers | None = None
+) -> LoadedDocument:
     """Opens `path`; raises LoadError with a user-facing reason. With `ocr`, pages of a PDF that
     have no text layer but have images are read by OCR."""
     kind = kind_of(path)
@@ -73,7 +78,7 @@ def load(path: Path, ocr: OcrConfig | None = None) -> LoadedDocument:
         return load_markdown(path)
     if kind is DocKind.TEXT:
         return load_text(path)
-    return _load_paged(path, kind, ocr)
+    return _load_paged(path, kind, ocr, workers)
 
 
 def _open(path: Path) -> Any:
@@ -108,7 +113,9 @@ def _check_markup(path: Path) -> None:
         raise LoadError(f"cannot open: elements nested more than {MAX_MARKUP_DEPTH} deep")
 
 
-def _load_paged(path: Path, kind: DocKind, ocr: OcrConfig | None) -> LoadedDocument:
+def _load_paged(
+    path: Path, kind: DocKind, ocr: OcrConfig | None, workers: OcrWorkers | None
+) -> LoadedDocument:
     _check_markup(path)
     doc = _open(path)
     try:
@@ -129,7 +136,7 @@ def _load_paged(path: Path, kind: DocKind, ocr: OcrConfig | None) -> LoadedDocum
     note = REPAIRED if getattr(doc, "is_repaired", False) else None
     loaded = LoadedDocument(kind, title, pages, iter(()), note=note, empty_reason=reason,
                             empty_is_skip=False)
-    loaded.segments = _segments(doc, loaded, PageReader(ocr))
+    loaded.segments = _segments(doc, loaded, PageReader(ocr, workers, path))
     return loaded
 
 
@@ -143,55 +150,115 @@ def _title(doc: Any, path: Path) -> str:
 
 
 def _segments(doc: Any, loaded: LoadedDocument, reader: PageReader) -> Iterator[Segment]:
-    unreadable = 0
     try:
-        for index in range(doc.page_count):
-            try:
-                page = doc.load_page(index)
-                yield from page_segments(reader.page_dict(page), index + 1)
-            except LoadError:
-                raise
-            except Exception as exc:  # one bad page must not lose the document
-                log.warning("page %d unreadable: %s", index + 1, exc)
-                unreadable += 1
+        for number, page_dict in reader.read(doc):
+            yield from page_segments(page_dict, number)
     finally:
         doc.close()
     if reader.ocr is not None:  # shown only if no text came out
         loaded.empty_reason = SCANNED_OCR if reader.ocr_tried else NO_TEXT
     if reader.ocr_error:
         loaded.empty_reason = f"{_NO_OCR_PREFIX}; OCR failed: {reader.ocr_error}"
-    if unreadable:  # then it is damage, not a scan
-        loaded.empty_reason = f"{unreadable} of {loaded.pages} page(s) unreadable: corrupt document"
+    if reader.unreadable:  # then it is damage, not a scan
+        loaded.empty_reason = (
+            f"{reader.unreadable} of {loaded.pages} page(s) unreadable: corrupt document"
+        )
     if reader.ocr_pages:
         ocr_note = f"text of {reader.ocr_pages} scanned page(s) read by OCR"
         loaded.note = f"{loaded.note}; {ocr_note}" if loaded.note else ocr_note
 
 
-class PageReader:
-    """A page's text blocks; a page with images but no text layer is read by OCR when on."""
+PageText = dict[str, Any]  # PyMuPDF's "dict" text layout of one page
 
-    def __init__(self, ocr: OcrConfig | None) -> None:
-        self.ocr = ocr
-        self.ocr_tried = self.ocr_pages = 0
+
+class PageReader:
+    """Each page's text, in page order. A page with images but no text layer is read by OCR
+    when it is on: by the worker processes when there are some (several pages at once, while
+    this thread reads the pages after them), else here."""
+
+    def __init__(
+        self, ocr: OcrConfig | None, workers: OcrWorkers | None = None, path: Path | None = None
+    ) -> None:
+        self.ocr, self.path = ocr, path
+        self.workers = workers if ocr is not None and path is not None else None
+        self.ocr_tried = self.ocr_pages = self.unreadable = 0
         self.ocr_error = ""
 
-    def page_dict(self, page: Any) -> dict[str, Any]:
-        import pymupdf
-
-        flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
-        found: dict[str, Any] = page.get_text("dict", sort=True, flags=flags)
-        if self.ocr is None or has_text(found) or not page.get_images():
-            return found
-        self.ocr_tried += 1
+    def read(self, doc: Any) -> Iterator[tuple[int, PageText]]:
+        ahead: deque[tuple[int, PageText | Future[PageText]]] = deque()
+        window = 1 + (OCR_AHEAD * self.workers.processes if self.workers else 0)
         try:
-            textpage = page.get_textpage_ocr(
-                flags=flags, language=self.ocr.language, dpi=self.ocr.dpi, full=True,
-                tessdata=str(self.ocr.tessdata),
-            )
+            for index in range(doc.page_count):
+                ahead.append((index + 1, self._start(doc, index)))
+                while ahead and (len(ahead) >= window or _ready(ahead[0][1])):
+                    number, item = ahead.popleft()
+                    yield number, self._finish(number, item)
+            while ahead:
+                number, item = ahead.popleft()
+                yield number, self._finish(number, item)
+        finally:
+            for _, item in ahead:
+                if isinstance(item, Future):
+                    item.cancel()
+
+    def _start(self, doc: Any, index: int) -> PageText | Future[PageText]:
+        try:
+            page = doc.load_page(index)
+            found: PageText = page.get_text("dict", sort=True, flags=_text_flags())
+            config = self.ocr
+            if config is None or has_text(found) or not page.get_images():
+                return found
+            self.ocr_tried += 1
+            if self.workers is not None:
+                return self.workers.submit(ocr_page, str(self.path), index, config)
+            return self._counted(index + 1, lambda: ocr_dict(page, config))
+        except Exception as exc:  # one bad page must not lose the document
+            log.warning("page %d unreadable: %s", index + 1, exc)
+            self.unreadable += 1
+            return {}
+
+    def _finish(self, number: int, item: PageText | Future[PageText]) -> PageText:
+        if not isinstance(item, Future):
+            return item
+        return self._counted(number, item.result)
+
+    def _counted(self, number: int, read: Callable[[], PageText]) -> PageText:
+        try:
+            text = read()
         except Exception as exc:  # MuPDF errors, e.g. damaged language data: no text then
-            log.warning("OCR of page %d failed: %s", page.number + 1, exc)
+            log.warning("OCR of page %d failed: %s", number, exc)
             self.ocr_error = str(exc).split(": ", 1)[-1]
-            return found
-        read: dict[str, Any] = page.get_text("dict", sort=True, flags=flags, textpage=textpage)
-        self.ocr_pages += int(has_text(read))
-        return read
+            return {}
+        self.ocr_pages += int(has_text(text))
+        return text
+
+
+def _ready(item: PageText | Future[PageText]) -> bool:
+    return not isinstance(item, Future) or item.done()
+
+
+def _text_flags() -> int:
+    import pymupdf
+
+    return int(pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES)
+
+
+def ocr_dict(page: Any, ocr: OcrConfig) -> PageText:
+    flags = _text_flags()
+    textpage = page.get_textpage_ocr(
+        flags=flags, language=ocr.language, dpi=ocr.dpi, full=True, tessdata=str(ocr.tessdata)
+    )
+    found: PageText = page.get_text("dict", sort=True, flags=flags, textpage=textpage)
+    return found
+
+
+def ocr_page(path: str, index: int, ocr: OcrConfig) -> PageText:
+    """In an OCR worker process: the OCR'd text of one page (errors as plain RuntimeErrors,
+    which cross the process boundary intact)."""
+    import pymupdf
+
+    try:
+        with pymupdf.open(path) as doc:  # type: ignore[no-untyped-call]
+            return ocr_dict(doc.load_page(index), ocr)
+    except Exception as exc:
+        raise RuntimeError(str(exc)) from None

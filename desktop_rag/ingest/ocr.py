@@ -9,9 +9,13 @@ as such, with this hint.
 from __future__ import annotations
 
 import glob
+import multiprocessing
 import os
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from desktop_rag.config import IngestSettings
 
@@ -60,3 +64,24 @@ def ocr_config(settings: IngestSettings) -> OcrConfig | None:
         return None
     folder = find_tessdata(settings.tessdata, settings.ocr_language)
     return OcrConfig(folder, settings.ocr_language, settings.ocr_dpi) if folder else None
+
+
+class OcrWorkers:
+    """Processes that OCR pages side by side, one per core (PyMuPDF cannot share a process
+    between threads), started at the first scanned page and stopped by `close`."""
+
+    def __init__(self, config: OcrConfig, processes: int = 0) -> None:
+        self.config = config
+        self.processes = processes or max(os.cpu_count() or 1, 1)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        if self._pool is None:
+            spawn = multiprocessing.get_context("spawn")  # never fork a process with threads
+            self._pool = ProcessPoolExecutor(self.processes, mp_context=spawn)
+        return self._pool.submit(fn, *args)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None

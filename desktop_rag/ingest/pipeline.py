@@ -26,7 +26,7 @@ from desktop_rag.ingest import recovery
 from desktop_rag.ingest.chunker import ChunkDraft, Chunker
 from desktop_rag.ingest.embedding import EmbedStats, GuardedEmbedder
 from desktop_rag.ingest.memory import MemoryBudget
-from desktop_rag.ingest.ocr import OcrConfig
+from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers
 from desktop_rag.ingest.planner import Job, Planner
 from desktop_rag.ingest.scan import scan
 from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
@@ -78,6 +78,7 @@ class Ingestor:
         counter: TokenCounter | Callable[[], TokenCounter],
         progress: ProgressCallback = no_progress, cancel: CancelToken | None = None,
         memory: MemoryBudget | None = None, ocr: OcrConfig | None = None,
+        ocr_processes: int = 0,
     ) -> None:
         self.catalog = catalog
         self.vectors = vectors
@@ -87,6 +88,7 @@ class Ingestor:
         self.cancel = cancel or CancelToken()
         self.memory = memory or MemoryBudget(0)
         self.ocr = ocr
+        self.ocr_workers = OcrWorkers(ocr, ocr_processes) if ocr is not None else None
         self.stats = EmbedStats()
         self.totals = Totals()
         self._stop = threading.Event()
@@ -102,7 +104,11 @@ class Ingestor:
         outcomes = [*found.outcomes, *planner.plan.outcomes]
         outcomes += self.writer.apply_moves(planner.plan.moves)
         outcomes += self.writer.remove_vanished(found.folders)
-        outcomes += self._extract_and_embed(planner.plan.jobs)
+        try:
+            outcomes += self._extract_and_embed(planner.plan.jobs)
+        finally:
+            if self.ocr_workers is not None:
+                self.ocr_workers.close()
         seconds = time.perf_counter() - self.totals.started
         outcomes.sort(key=lambda o: o.path)
         return IngestReport(tuple(outcomes), seconds, self.stats.embedded_texts)
@@ -168,7 +174,7 @@ class Ingestor:
 
     def _extract(self, job: Job) -> Extracted:
         try:
-            loaded = _load(job.path, self.ocr)
+            loaded = _load(job.path, self.ocr, self.ocr_workers)
             return Extracted(job, loaded, list(self.chunker.chunk(self._until_stop(loaded))))
         except LoadError as exc:
             return Extracted(job, error=exc)
@@ -227,7 +233,7 @@ def _take_group(items: queue.Queue[Extracted | None]) -> list[Extracted]:
     return group
 
 
-def _load(path: Path, ocr: OcrConfig | None) -> LoadedDocument:
+def _load(path: Path, ocr: OcrConfig | None, workers: OcrWorkers | None) -> LoadedDocument:
     from desktop_rag.ingest.loaders import load
 
-    return load(path, ocr)
+    return load(path, ocr, workers)

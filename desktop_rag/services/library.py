@@ -56,7 +56,7 @@ class LibraryService:
             ingestor = Ingestor(
                 ctx.catalog, vectors, lambda: ctx.embedder, lambda: ctx.token_counter,
                 progress, cancel, MemoryBudget(ctx.settings.ingest.memory_budget_mb),
-                ocr_config(ctx.settings.ingest),
+                ocr_config(ctx.settings.ingest), ctx.settings.ingest.ocr_processes,
             )
             try:
                 return ingestor.run(paths)
