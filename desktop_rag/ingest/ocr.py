@@ -78,10 +78,20 @@ class OcrWorkers:
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         if self._pool is None:
             spawn = multiprocessing.get_context("spawn")  # never fork a process with threads
-            self._pool = ProcessPoolExecutor(self.processes, mp_context=spawn)
+            self._pool = ProcessPoolExecutor(
+                self.processes, mp_context=spawn, initializer=_quiet_stderr
+            )
         return self._pool.submit(fn, *args)
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def _quiet_stderr() -> None:
+    """In a worker: Tesseract prints a line per unreadable word ("Line cannot be recognized!!")
+    straight to the stderr file; errors come back to the caller as exceptions instead."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
