@@ -45,3 +45,19 @@ def test_upsert_query_get_delete(index: ChromaVectorIndex) -> None:
 
 def test_query_on_an_empty_index(index: ChromaVectorIndex) -> None:
     assert index.query(unit(1, 0, 0), 5) == []
+
+
+def test_a_small_scope_is_scored_here_like_chroma_scores_it(
+    index: ChromaVectorIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(3)
+    vecs = rng.normal(size=(60, 3)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    index.upsert([f"d{i % 6}:{i}" for i in range(60)], vecs, [f"d{i % 6}" for i in range(60)])
+    scope = DocScope(only=frozenset({"d1", "d4"}), exclude=frozenset({"d4"}))
+    here = index.query(unit(1, 0.5, 0), 5, scope)
+    monkeypatch.setattr("desktop_rag.store.vectors.FEW_VECTORS", 3)  # Chroma's filtered query
+    by_chroma = index.query(unit(1, 0.5, 0), 5, scope)
+    assert [c for c, _ in here] == [c for c, _ in by_chroma]
+    assert all(c.startswith("d1:") for c, _ in here)
+    assert [s for _, s in here] == pytest.approx([s for _, s in by_chroma], abs=1e-5)
