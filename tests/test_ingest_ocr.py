@@ -127,3 +127,23 @@ def test_worker_errors_fail_the_scan_with_the_reason(tmp_path: Path) -> None:
     finally:
         workers.close()
     assert loaded.empty_reason.startswith("no extractable text: looks scanned; OCR failed: ")
+
+
+@needs_tessdata
+def test_a_killed_worker_costs_its_pages_not_the_document(tmp_path: Path, ocr: OcrConfig) -> None:
+    import os
+    import signal
+
+    workers = OcrWorkers(ocr, processes=1)
+    try:
+        workers.submit(os.getpid).result()  # starts the worker; then it is killed
+        pool = workers._pool
+        assert pool is not None
+        for pid in list(pool._processes):
+            os.kill(pid, signal.SIGKILL)
+        loaded = load(_multi_page_scan(tmp_path, 3), ocr, workers)
+        texts = [s.text for s in loaded.segments]
+    finally:
+        workers.close()
+    assert any("marker 2" in t for t in texts)  # read here once the pool was found broken
+    assert "scanned page(s) read by OCR" in (loaded.note or "")

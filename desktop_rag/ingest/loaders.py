@@ -210,7 +210,11 @@ class PageReader:
                 return found
             self.ocr_tried += 1
             if self.workers is not None:
-                return self.workers.submit(ocr_page, str(self.path), index, config)
+                try:
+                    return self.workers.submit(ocr_page, str(self.path), index, config)
+                except Exception as exc:  # a broken pool (a worker was killed): read here
+                    log.warning("OCR workers unavailable (%s); OCR continues here", exc)
+                    self.workers = None
             return self._counted(index + 1, lambda: ocr_dict(page, config))
         except Exception as exc:  # one bad page must not lose the document
             log.warning("page %d unreadable: %s", index + 1, exc)
