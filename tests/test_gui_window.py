@@ -283,6 +283,13 @@ def test_questions_about_chosen_documents_only(qtbot, window, fake, tmp_path) ->
     assert fake.scopes[-1] == DocScope(only=frozenset({chosen.doc_id}))
     assert window.sources.topLevelItem(0).text(1) == "annex"
     shoot(window, "09-scoped-question")
+    window.chat_pane.scope_button.click()
+    assert window.chat.scope.whole_library and not window.chat_pane.scope_label.isVisible()
+    assert not window.viewer.ask_button.isVisible()
+    window.open_row(chosen)  # the viewer's "Ask about this" scopes to the open document
+    qtbot.waitUntil(lambda: window.viewer.ask_button.isVisible())
+    window.viewer.ask_button.click()
+    assert window.chat.scope == DocScope(only=frozenset({chosen.doc_id}))
     window.library.remove([chosen.path])  # a removed document leaves the scope
     qtbot.waitUntil(lambda: window.library_panel.model.rowCount() == 1)
     qtbot.waitUntil(lambda: not window.chat_pane.scope_label.isVisible())

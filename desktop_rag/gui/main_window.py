@@ -123,6 +123,11 @@ class MainWindow(QMainWindow):
         self.library_panel.open_requested.connect(self.open_row)
         self.library_panel.core_requested.connect(self.set_core)
         self.library_panel.scope_requested.connect(self.chat.set_scope)
+        self.viewer.ask_about_requested.connect(
+            lambda path: self.chat.set_scope(
+                [r for r in self.library_panel.model.rows() if r.path == path]
+            )
+        )
         self.library.changed.connect(
             lambda: self.chat.keep_scope_within(self.library_panel.model.rows())
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QKeySequence,
@@ -119,9 +119,15 @@ class FindBar(QWidget):
 
 
 class ViewerPanel(QWidget):
+    ask_about_requested = Signal(str)  # the open document's path
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = QLabel("<b>Viewer</b>")
+        self.ask_button = QPushButton("Ask about this")
+        self.ask_button.setToolTip("Ask the next questions about this document only")
+        self.ask_button.clicked.connect(self._ask_about)
+        self.ask_button.hide()
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.pdf = PdfPane(owner=self)
         self.note = NotePane()
@@ -144,6 +150,7 @@ class ViewerPanel(QWidget):
     def _build_layout(self) -> None:
         bar = QHBoxLayout()
         bar.addWidget(self.title, 1)
+        bar.addWidget(self.ask_button)
         bar.addWidget(self.page_box)
         for label, slot in (("\u2212", lambda: self.pdf.zoom_by(1 / 1.25)),
                             ("+", lambda: self.pdf.zoom_by(1.25)),
@@ -158,8 +165,13 @@ class ViewerPanel(QWidget):
         layout.addWidget(self.find_bar)
         layout.addWidget(self.stack, 1)
 
+    def _ask_about(self) -> None:
+        if self.location is not None:
+            self.ask_about_requested.emit(self.location.path)
+
     def open_location(self, location: Location) -> None:
         self.location = location
+        self.ask_button.show()
         page = f" \u2014 page {location.page}" if location.page else ""
         self.title.setText(f"<b>{_escape(location.title)}</b>{page}")
         if location.text is None:
