@@ -8,7 +8,14 @@ import pytest
 
 from desktop_rag.config import IngestSettings, Settings
 from desktop_rag.ingest.loaders import NO_TEXT, SCANNED, load
-from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers, find_tessdata, ocr_config
+from desktop_rag.ingest.ocr import (
+    MAX_OCR_PIXELS,
+    OcrConfig,
+    OcrWorkers,
+    find_tessdata,
+    ocr_config,
+    ocr_dpi,
+)
 from desktop_rag.ingest.segments import Line
 from tests.ingest_docs import make_image_scan_pdf, make_scanned_pdf
 
@@ -147,3 +154,28 @@ def test_a_killed_worker_costs_its_pages_not_the_document(tmp_path: Path, ocr: O
         workers.close()
     assert any("marker 2" in t for t in texts)  # read here once the pool was found broken
     assert "scanned page(s) read by OCR" in (loaded.note or "")
+
+
+def test_a_huge_page_is_rendered_for_ocr_at_a_bounded_size() -> None:
+    assert ocr_dpi(612, 792, 150) == 150  # a letter page as asked
+    dpi = ocr_dpi(14400, 14400, 150)  # a page 200 inches square
+    assert (200 * dpi) ** 2 <= MAX_OCR_PIXELS and dpi >= 24
+    assert ocr_dpi(1e9, 1e9, 150) == 24 and ocr_dpi(0, 0, 150) == 150
+
+
+@needs_tessdata
+def test_a_poster_sized_scan_is_read_without_exhausting_memory(
+    tmp_path: Path, ocr: OcrConfig
+) -> None:
+    import pymupdf
+
+    small = make_image_scan_pdf(tmp_path / "small.pdf", ["Poster headline about pumps."], zoom=3)
+    poster = pymupdf.open()
+    page = poster.new_page(width=14400, height=14400)  # 200 x 200 inches
+    with pymupdf.open(small) as src:
+        page.show_pdf_page(pymupdf.Rect(0, 0, 14400, 14400), src, 0)
+    poster.save(tmp_path / "poster.pdf")
+    poster.close()
+    loaded = load(tmp_path / "poster.pdf", ocr)
+    text = " ".join(s.text for s in loaded.segments)
+    assert "Poster headline about pumps" in text  # rendered at 31 dpi: 40 megapixels, not 2.3 G

@@ -17,7 +17,7 @@ from typing import Any
 
 from desktop_rag.domain import DocKind
 from desktop_rag.ingest.notes import load_markdown, load_text
-from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers
+from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers, ocr_dpi
 from desktop_rag.ingest.page_text import has_text, page_segments
 from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
 
@@ -249,8 +249,9 @@ def _text_flags() -> int:
 
 def ocr_dict(page: Any, ocr: OcrConfig) -> PageText:
     flags = _text_flags()
+    dpi = ocr_dpi(page.rect.width, page.rect.height, ocr.dpi)
     textpage = page.get_textpage_ocr(
-        flags=flags, language=ocr.language, dpi=ocr.dpi, full=True, tessdata=str(ocr.tessdata)
+        flags=flags, language=ocr.language, dpi=dpi, full=True, tessdata=str(ocr.tessdata)
     )
     found: PageText = page.get_text("dict", sort=True, flags=flags, textpage=textpage)
     return found

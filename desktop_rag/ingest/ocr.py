@@ -42,6 +42,17 @@ class OcrConfig:
     dpi: int = 150
 
 
+MAX_OCR_PIXELS = 40_000_000  # about an A0 sheet at 150 dpi; a poster or a bogus page size
+MIN_OCR_DPI = 24
+
+
+def ocr_dpi(width_pt: float, height_pt: float, wanted: int) -> int:
+    """The resolution to render a page at for OCR: `wanted`, or less for a page so large that
+    its picture would pass MAX_OCR_PIXELS (a page can claim to be metres wide)."""
+    inches = max(width_pt, 1.0) * max(height_pt, 1.0) / 72.0**2
+    return max(min(wanted, int((MAX_OCR_PIXELS / inches) ** 0.5)), MIN_OCR_DPI)
+
+
 def _candidates(configured: str) -> list[str]:
     named = [configured, os.environ.get("TESSDATA_PREFIX", "")]
     return [p for p in named if p] + sorted(
