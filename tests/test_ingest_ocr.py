@@ -16,7 +16,7 @@ from desktop_rag.ingest.ocr import (
     ocr_config,
     ocr_dpi,
 )
-from desktop_rag.ingest.segments import Line
+from desktop_rag.ingest.segments import Line, LoadError
 from tests.ingest_docs import make_image_scan_pdf, make_scanned_pdf
 
 LINES = [
@@ -179,3 +179,22 @@ def test_a_poster_sized_scan_is_read_without_exhausting_memory(
     loaded = load(tmp_path / "poster.pdf", ocr)
     text = " ".join(s.text for s in loaded.segments)
     assert "Poster headline about pumps" in text  # rendered at 31 dpi: 40 megapixels, not 2.3 G
+
+
+@needs_tessdata
+def test_a_cancel_ends_the_wait_for_a_page_in_a_worker(tmp_path: Path, ocr: OcrConfig) -> None:
+    import threading
+    import time
+
+    stop = threading.Event()
+    workers = OcrWorkers(OcrConfig(ocr.tessdata, dpi=300), processes=1, stopping=stop.is_set)
+    try:
+        segments = load(_multi_page_scan(tmp_path, 8), workers.config, workers).segments
+        next(segments)
+        stop.set()
+        began = time.perf_counter()
+        with pytest.raises(LoadError, match="cancelled"):
+            list(segments)
+        assert time.perf_counter() - began < 1.0
+    finally:
+        workers.close()

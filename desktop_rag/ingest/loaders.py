@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.domain import DocKind
+from desktop_rag.errors import CancelledError
 from desktop_rag.ingest.notes import load_markdown, load_text
 from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers, ocr_dpi
 from desktop_rag.ingest.page_text import has_text, page_segments
@@ -222,13 +223,16 @@ class PageReader:
             return {}
 
     def _finish(self, number: int, item: PageText | Future[PageText]) -> PageText:
-        if not isinstance(item, Future):
-            return item
-        return self._counted(number, item.result)
+        if not isinstance(item, Future) or self.workers is None:
+            return item if isinstance(item, dict) else self._counted(number, item.result)
+        workers = self.workers
+        return self._counted(number, lambda: workers.result(item))
 
     def _counted(self, number: int, read: Callable[[], PageText]) -> PageText:
         try:
             text = read()
+        except CancelledError:
+            raise LoadError("cancelled") from None
         except Exception as exc:  # MuPDF errors, e.g. damaged language data: no text then
             log.warning("OCR of page %d failed: %s", number, exc)
             self.ocr_error = str(exc).split(": ", 1)[-1]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.config import IngestSettings
+from desktop_rag.errors import CancelledError
 
 HINT = (
     "OCR needs Tesseract's language data: install it (Debian/Ubuntu: apt install "
@@ -42,6 +43,7 @@ class OcrConfig:
     dpi: int = 150
 
 
+POLL_S = 0.1
 MAX_OCR_PIXELS = 40_000_000  # about an A0 sheet at 150 dpi; a poster or a bogus page size
 MIN_OCR_DPI = 24
 
@@ -81,10 +83,23 @@ class OcrWorkers:
     """Processes that OCR pages side by side, one per core (PyMuPDF cannot share a process
     between threads), started at the first scanned page and stopped by `close`."""
 
-    def __init__(self, config: OcrConfig, processes: int = 0) -> None:
+    def __init__(
+        self, config: OcrConfig, processes: int = 0, stopping: Callable[[], bool] = lambda: False
+    ) -> None:
         self.config = config
         self.processes = processes or max(os.cpu_count() or 1, 1)
+        self.stopping = stopping  # True once the ingestion is cancelled: waits end
         self._pool: ProcessPoolExecutor | None = None
+
+    def result(self, future: Future[Any]) -> Any:
+        """The future's result; CancelledError as soon as the ingestion is cancelled."""
+        while True:
+            try:
+                return future.result(timeout=POLL_S)
+            except TimeoutError:
+                if self.stopping():
+                    future.cancel()
+                    raise CancelledError() from None
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         if self._pool is None:
@@ -95,8 +110,9 @@ class OcrWorkers:
         return self._pool.submit(fn, *args)
 
     def close(self) -> None:
+        """Stops the workers; one busy with a page exits when that page is done."""
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
 

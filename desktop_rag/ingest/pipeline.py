@@ -88,7 +88,9 @@ class Ingestor:
         self.cancel = cancel or CancelToken()
         self.memory = memory or MemoryBudget(0)
         self.ocr = ocr
-        self.ocr_workers = OcrWorkers(ocr, ocr_processes) if ocr is not None else None
+        self.ocr_workers = (
+            OcrWorkers(ocr, ocr_processes, self._stopping) if ocr is not None else None
+        )
         self.stats = EmbedStats()
         self.totals = Totals()
         self._stop = threading.Event()
