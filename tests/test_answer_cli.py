@@ -109,3 +109,19 @@ def test_ask_streams_for_humans(library: tuple[str, Path], capsys: Any) -> None:
         "Who founded the Lindqvist Observatory?",
     )
     assert code == 0 and out.strip()
+
+
+def test_ask_about_one_document_cites_only_it(library: tuple[str, Path], capsys: Any) -> None:
+    data, pdf = library
+    bakery = pdf.parent / "bakery.pdf"
+    question = "What time does the Sarek bakery open in the morning?"
+    argv = ["--data-dir", data, "--profile", "tiny", "ask", question, "--json"]
+    code, doc = _run(capsys, *argv, "--doc", str(bakery))
+    assert code == 0 and doc["answer"]
+    assert doc["citations"] and {c["path"] for c in doc["citations"]} == {str(bakery)}
+    elsewhere = [*argv[:4], "ask", "When was the main telescope completed?", "--json"]
+    code, doc = _run(capsys, *elsewhere, "--doc", str(bakery))  # the answer is in the other one
+    assert code == 0 and all(c["path"] == str(bakery) for c in doc["citations"])
+    assert doc["refused"] or "1987" not in doc["answer"]
+    code, _ = _run(capsys, *argv[:-1], "--doc", str(pdf.parent / "missing.pdf"))
+    assert code == 1
