@@ -74,7 +74,9 @@ system_packages() {
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     log "installing system packages for the GUI and OCR: ${missing[*]}"
-    apt_install "${missing[@]}" || log "could not install them (no apt access?); GUI tests may fail"
+    apt_install "${missing[@]}" || for p in "${missing[@]}"; do  # one unavailable: the others
+      apt_install "$p" || log "could not install $p (no apt access?); GUI tests or OCR may fail"
+    done
   else
     log "the GUI, its tests and OCR need system packages; install them with:"
     log "  sudo apt-get install -y ${missing[*]}"
