@@ -1,4 +1,5 @@
-"""Where OCR of scanned pages comes from: Tesseract's language data, found on this machine.
+"""OCR of scanned pages: which Tesseract language data to use, how large a page is rendered,
+and the worker processes that read pages side by side. (The PyMuPDF calls are in `loaders`.)
 
 PyMuPDF carries the Tesseract engine inside MuPDF; all it needs is a folder of `*.traineddata`
 files (Debian/Ubuntu: `apt install tesseract-ocr-eng`; macOS: `brew install tesseract`; Windows:
