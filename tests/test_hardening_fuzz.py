@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 
 import pymupdf
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ from desktop_rag.domain import Chunk, DocKind, Passage
 from desktop_rag.ingest.chunker import Chunker
 from desktop_rag.ingest.loaders import load
 from desktop_rag.ingest.notes import markdown_segments
+from desktop_rag.ingest.ocr import OcrConfig, find_tessdata
 from desktop_rag.ingest.segments import LoadError, Segment, decode_text
 from desktop_rag.llm import citations, prompts
 from desktop_rag.testing import HashEmbedder, WordTokenCounter
@@ -37,12 +39,12 @@ _DOC_TEXT = st.text(
 ])
 
 
-def load_fully(data: bytes, suffix: str) -> None:
+def load_fully(data: bytes, suffix: str, ocr: OcrConfig | None = None) -> None:
     """Loads `data` as a file with `suffix` and reads every segment; only LoadError may escape."""
     path = _SCRATCH / f"fuzz{os.getpid()}{suffix}"
     path.write_bytes(data)
     try:
-        loaded = load(path)
+        loaded = load(path, ocr)
         for segment in loaded.segments:
             assert isinstance(segment.text, str) and segment.start <= segment.end
     except LoadError as exc:
@@ -61,9 +63,23 @@ def sample_pdf() -> bytes:
     return data
 
 
+@cache
+def sample_scan() -> bytes:
+    """One page whose text is a picture only, small enough to OCR quickly."""
+    typed = pymupdf.open()
+    typed.new_page(width=300, height=120).insert_text((20, 60), "Scanned fuzzing text 42.")
+    picture = typed[0].get_pixmap(matrix=pymupdf.Matrix(1.5, 1.5))
+    scan = pymupdf.open()
+    scan.new_page(width=300, height=120).insert_image(scan[0].rect, pixmap=picture)
+    data: bytes = scan.tobytes(garbage=1)
+    typed.close()
+    scan.close()
+    return data
+
+
 @st.composite
-def mutated_pdf(draw: st.DrawFn) -> bytes:
-    data = bytearray(sample_pdf())
+def mutated_pdf(draw: st.DrawFn, scanned: bool = False) -> bytes:
+    data = bytearray(sample_scan() if scanned else sample_pdf())
     for _ in range(draw(st.integers(1, 6))):
         if len(data) < 2:
             break
@@ -103,6 +119,15 @@ def test_random_bytes_under_any_supported_name_only_give_load_errors(
 @given(mutated_pdf())
 def test_mutated_pdfs_only_give_load_errors(data: bytes) -> None:
     load_fully(data, ".pdf")
+
+
+@settings(FUZZ, max_examples=max(EXAMPLES // 4, 5))
+@given(mutated_pdf(scanned=True))
+def test_mutated_scans_read_by_ocr_only_give_load_errors(data: bytes) -> None:
+    tessdata = find_tessdata("", "eng")
+    if tessdata is None:
+        pytest.skip("no Tesseract English data here (apt install tesseract-ocr-eng)")
+    load_fully(data, ".pdf", OcrConfig(tessdata))
 
 
 @FUZZ
