@@ -276,6 +276,10 @@ def test_questions_about_chosen_documents_only(qtbot, window, fake, tmp_path) ->
     assert not window.chat_pane.scope_label.isVisible()
     window.library_panel.scope_requested.emit([chosen])
     assert window.chat_pane.scope_label.text() == "Asking about: annex.pdf"
+    model = window.library_panel.model
+    fonts = {r.path: model.data(model.index(i, 0), Qt.ItemDataRole.FontRole)
+             for i, r in enumerate(model.rows())}
+    assert fonts.pop(chosen.path).bold() and all(f is None for f in fonts.values())
     assert window.chat_pane.scope_button.isVisible()
     with qtbot.waitSignal(window.chat.answered, timeout=10000):
         window.chat_pane.question.setPlainText("When was the telescope completed?")

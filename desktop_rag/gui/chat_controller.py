@@ -89,6 +89,7 @@ class ChatController(QObject):
     engine_state = Signal(dict)  # engine_info()
     ttft = Signal(float)  # ms, measured at the GUI from question to first token
     open_chunk = Signal(object)  # Chunk
+    scope_changed = Signal(frozenset)  # doc ids the questions are about (empty: whole library)
 
     def __init__(self, services: GuiServices, pane: ChatPane, llm: SerialWorker) -> None:
         super().__init__(pane)
@@ -157,6 +158,7 @@ class ChatController(QObject):
         doc_ids = frozenset(r.doc_id for r in rows if r.doc_id)
         self.scope = DocScope(only=doc_ids) if doc_ids else EVERYWHERE
         self.pane.set_scope([Path(r.path).name for r in rows if r.doc_id])
+        self.scope_changed.emit(doc_ids)
 
     def keep_scope_within(self, rows: Sequence[LibraryRow]) -> None:
         """After the library changed: documents removed from it leave the scope."""

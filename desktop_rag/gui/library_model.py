@@ -12,6 +12,7 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QStyle
 
 from desktop_rag.domain import DocStatus, Document, FileOutcome
@@ -62,6 +63,14 @@ class LibraryModel(QAbstractTableModel):
     def __init__(self) -> None:
         super().__init__()
         self._rows: list[LibraryRow] = []
+        self._asked_about: frozenset[str] = frozenset()  # doc ids the chat is scoped to
+
+    def set_asked_about(self, doc_ids: frozenset[str]) -> None:
+        """Shows the documents the chat asks about in bold (none: the whole library)."""
+        self._asked_about = doc_ids
+        if self._rows:
+            last = self.index(len(self._rows) - 1, len(COLUMNS) - 1)
+            self.dataChanged.emit(self.index(0, 0), last, [Qt.ItemDataRole.FontRole])
 
     def set_rows(self, rows: list[LibraryRow]) -> None:
         self.beginResetModel()
@@ -97,6 +106,10 @@ class LibraryModel(QAbstractTableModel):
             return row.error if row.failed else row.path
         if role == Qt.ItemDataRole.DecorationRole and index.column() == 4 and row.failed:
             return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+        if role == Qt.ItemDataRole.FontRole and row.doc_id in self._asked_about:
+            bold = QFont()
+            bold.setBold(True)
+            return bold
         if role == Qt.ItemDataRole.UserRole:
             return row
         return None

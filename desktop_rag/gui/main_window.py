@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         self.library_panel.open_requested.connect(self.open_row)
         self.library_panel.core_requested.connect(self.set_core)
         self.library_panel.scope_requested.connect(self.chat.set_scope)
+        self.chat.scope_changed.connect(self.library_panel.model.set_asked_about)
         self.viewer.ask_about_requested.connect(
             lambda path: self.chat.set_scope(
                 [r for r in self.library_panel.model.rows() if r.path == path]
