@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.domain import Chunk, DocKind, DocScope, DocStatus, Document, LineBox
-from desktop_rag.store.catalog import Catalog
-from desktop_rag.store.sparse import match_query
+from desktop_rag.store.catalog import Catalog, searchable_title
+from desktop_rag.store.sparse import match_query, words
 
 
 def doc(doc_id: str, path: str = "/docs/a.pdf") -> Document:
@@ -102,3 +102,21 @@ def test_text_shas_find_existing_chunks(catalog: Catalog) -> None:
     assert catalog.chunk_ids_with_text([text_sha("same text")]) == {
         text_sha("same text"): ["aaaa:00000"]
     }
+
+
+def test_the_keyword_index_knows_a_file_by_its_name() -> None:
+    assert searchable_title("0000320187-21-000028", "/r/NIKE_2021_10K.pdf") == (
+        "0000320187-21-000028 nike 2021 10k"
+    )
+    assert searchable_title("Nike 2021 10K", "/r/NIKE_2021_10K.pdf") == "Nike 2021 10K"
+    assert searchable_title("Annual report", "/r/report.pdf") == "Annual report"
+    assert words("rpn_head NIKE_2021") == ["rpn", "head", "nike", "2021"]  # as FTS5 splits
+
+
+def test_files_are_found_by_their_names_also_after_a_move(catalog: Catalog) -> None:
+    catalog.add_pending(doc("aaaa", "/docs/NIKE_2021_10K.pdf"), chunks("aaaa", ["revenue"]))
+    catalog.finalize("aaaa")
+    sparse = catalog.sparse_index()
+    assert [c for c, _ in sparse.search("nike revenue", 5)] == ["aaaa:00000"]
+    catalog.move("aaaa", "/docs/costco_2021.pdf", 10, 2.0)
+    assert sparse.search("nike", 5) == [] and sparse.search("costco", 5)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Collection, Iterator, Sequence
@@ -202,11 +203,13 @@ class Catalog:
         """Step 3: FTS rows in, status indexed; returns other documents at the same path, which
         are now `removing` (the caller deletes their vectors, then calls finish_remove)."""
         with self._tx() as conn:
+            title, path = conn.execute(
+                "SELECT title, path FROM documents WHERE doc_id = ?", (doc_id,)
+            ).fetchone()
             conn.execute(
-                "INSERT INTO chunks_fts(rowid, text, title, heading) SELECT c.id, c.text, d.title,"
-                " c.heading FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
-                " WHERE c.doc_id = ?",
-                (doc_id,),
+                "INSERT INTO chunks_fts(rowid, text, title, heading) SELECT c.id, c.text, ?,"
+                " c.heading FROM chunks c WHERE c.doc_id = ?",
+                (searchable_title(str(title), str(path)), doc_id),
             )
             conn.execute(
                 "UPDATE documents SET status = 'indexed', error = NULL, ingested_at = ?"
@@ -236,12 +239,14 @@ class Catalog:
                 " WHERE doc_id = ?",
                 (path, size, mtime, title, doc_id),
             )
-            if title is not None:
-                conn.execute(
-                    "UPDATE chunks_fts SET title = ? WHERE rowid IN"
-                    " (SELECT id FROM chunks WHERE doc_id = ?)",
-                    (title, doc_id),
-                )
+            (kept,) = conn.execute(
+                "SELECT title FROM documents WHERE doc_id = ?", (doc_id,)
+            ).fetchone()
+            conn.execute(
+                "UPDATE chunks_fts SET title = ? WHERE rowid IN"
+                " (SELECT id FROM chunks WHERE doc_id = ?)",
+                (searchable_title(str(kept), path), doc_id),
+            )
             return _supersede(conn, doc_id)
 
     def touch(self, doc_id: str, size: int, mtime: float) -> None:
@@ -269,6 +274,16 @@ def _store_errors(db_path: Path) -> Iterator[None]:
             f"Cannot write the library catalog {db_path}: {exc}",
             "check free disk space and permissions; the library is left as it was",
         ) from exc
+
+
+def searchable_title(title: str, path: str) -> str:
+    """The title as the keyword index sees it: with the file's name when the title does not
+    already say it ("0000320187-21-000028" for NIKE_2021_10K.pdf), since people search for a
+    file by what they called it."""
+    named = re.split(r"[\W_]+", Path(path).stem.lower())
+    have = set(re.split(r"[\W_]+", title.lower()))
+    extra = [w for w in named if w and w not in have]
+    return f"{title} {' '.join(extra)}" if extra else title
 
 
 def _holes(n: int) -> str:

@@ -12,7 +12,7 @@ import threading
 
 from desktop_rag.domain import EVERYWHERE, DocScope
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # as FTS5's unicode61: "_" separates words
 MAX_TERMS = 32
 # Column weights for bm25(): chunk text, document title, heading path.
 WEIGHTS = (1.0, 0.5, 0.75)
