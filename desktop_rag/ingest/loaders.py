@@ -184,6 +184,7 @@ class PageReader:
         self.workers = workers if ocr is not None and path is not None else None
         self.ocr_tried = self.ocr_pages = self.unreadable = 0
         self.ocr_error = ""
+        self.pool_broken = False  # a worker was killed: the rest is OCR'd in this process
 
     def read(self, doc: Any) -> Iterator[tuple[int, PageText]]:
         ahead: deque[tuple[int, PageText | Future[PageText]]] = deque()
@@ -210,12 +211,12 @@ class PageReader:
             if config is None or has_text(found) or not page.get_images():
                 return found
             self.ocr_tried += 1
-            if self.workers is not None:
+            if self.workers is not None and not self.pool_broken:
                 try:
                     return self.workers.submit(ocr_page, str(self.path), index, config)
                 except Exception as exc:  # a broken pool (a worker was killed): read here
                     log.warning("OCR workers unavailable (%s); OCR continues here", exc)
-                    self.workers = None
+                    self.pool_broken = True
             return self._counted(index + 1, lambda: ocr_dict(page, config))
         except Exception as exc:  # one bad page must not lose the document
             log.warning("page %d unreadable: %s", index + 1, exc)
@@ -223,10 +224,16 @@ class PageReader:
             return {}
 
     def _finish(self, number: int, item: PageText | Future[PageText]) -> PageText:
-        if not isinstance(item, Future) or self.workers is None:
-            return item if isinstance(item, dict) else self._counted(number, item.result)
-        workers = self.workers
-        return self._counted(number, lambda: workers.result(item))
+        if isinstance(item, dict):
+            return item
+        return self._counted(number, lambda: self._wait(item))
+
+    def _wait(self, future: Future[PageText]) -> PageText:
+        """A page from the workers, given up as soon as the ingestion is cancelled."""
+        if self.workers is None:
+            return future.result()
+        page: PageText = self.workers.result(future)
+        return page
 
     def _counted(self, number: int, read: Callable[[], PageText]) -> PageText:
         try:
