@@ -89,6 +89,20 @@ apt_install() {
   apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "$@" >/dev/null 2>&1
 }
 
+# Free space the install needs where .venv lives: a fresh environment takes about 3.5 GB (torch,
+# Qt, the packaged models), a refresh of an existing one well under 1 GB.
+check_disk() {
+  local need_gb=1 free_kb
+  [ -x "$VENV/bin/python" ] || need_gb=4
+  free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+  [ -n "$free_kb" ] || return 0
+  if [ "$free_kb" -lt $((need_gb * 1024 * 1024)) ]; then
+    log "not enough disk space in $(pwd): $((free_kb / 1024)) MB free, the set-up needs about ${need_gb} GB."
+    log "  free some space (old clones, /tmp) and run this again; nothing was installed."
+    exit 2
+  fi
+}
+
 make_venv() {
   [ -x "$VENV/bin/python" ] && return 0
   log "creating $VENV with $PY"
@@ -158,6 +172,7 @@ main() {
     return 0
   fi
   explain_gpu
+  check_disk
   make_venv
   install_torch
   install_llama

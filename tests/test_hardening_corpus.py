@@ -125,7 +125,7 @@ def test_markup_depth_counts_nesting_not_void_or_auto_closed_tags() -> None:
 
 
 UNREADABLE_CHILD = """
-import json, os, sys, tempfile
+import json, os, shutil, sys, tempfile
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
 from desktop_rag.services import Services
@@ -140,6 +140,7 @@ warm = tempfile.mkdtemp()  # imports everything while still root (stdlib sits un
 with open(os.path.join(warm, "w.md"), "w") as f:
     f.write("# Warm\\n\\nCaf\\u00e9.")
 services(os.path.join(warm, "lib")).ingest([warm])
+shutil.rmtree(warm)
 os.setgid(65534); os.setuid(65534)
 report = services(sys.argv[1]).ingest([sys.argv[2]])
 print(json.dumps({os.path.basename(o.path): [o.outcome.value, o.reason] for o in report.outcomes}))

@@ -4,8 +4,10 @@ properties longer (HARDENING_FUZZ_EXAMPLES sets the number of examples per prope
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import shutil
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -31,6 +33,7 @@ FUZZ = settings(
 )
 SUFFIXES = (".md", ".txt", ".pdf", ".html", ".epub", ".xps", ".fb2", ".cbz")
 _SCRATCH = Path(tempfile.mkdtemp(prefix="hardening-fuzz-"))
+atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
 _DOC_TEXT = st.text(
     st.characters(blacklist_categories=("Cs",)), max_size=400
 ) | st.sampled_from([
