@@ -66,6 +66,7 @@ class IngestSettings:
     ocr_dpi: int = 150
     ocr_processes: int = 0  # processes that OCR pages side by side (0: one per core)
     tessdata: str = ""  # folder of *.traineddata; empty: TESSDATA_PREFIX, then the usual places
+    sync_on_start: bool = True  # the app re-checks the followed folders when it opens
 
 
 @dataclass(slots=True)

@@ -111,6 +111,15 @@ class IngestReport:
 
 
 @dataclass(frozen=True, slots=True)
+class FollowedFolder:
+    """A folder the library follows: a sync walks it again."""
+
+    path: str
+    present: bool  # False when it is missing (moved, or on a drive not mounted)
+    documents: int  # indexed documents under it
+
+
+@dataclass(frozen=True, slots=True)
 class DocScope:
     """The documents a search may return: only those in `only` (when given), never those in
     `exclude`. The default scope is the whole library."""

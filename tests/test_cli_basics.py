@@ -13,12 +13,15 @@ from desktop_rag.cli import build_parser, main
 
 HEAVY = ("torch", "chromadb", "llama_cpp", "pymupdf", "fitz", "sentence_transformers", "PySide6",
          "numpy", "onnxruntime", "desktop_rag.services")
-CONTRACT_COMMANDS = ("doctor", "ingest", "list", "remove", "search", "ask", "core", "eval")
+CONTRACT_COMMANDS = ("doctor", "ingest", "sync", "folders", "list", "remove", "search", "ask",
+                     "core", "eval")
 CONTRACT_INVOCATIONS = [
     ["--data-dir", "D", "--profile", "tiny", "doctor", "--json"],
     ["doctor", "--check"],
     ["ingest", "a.pdf", "b.md", "--json"],
     ["list", "--json"],
+    ["sync", "--json"],
+    ["folders", "--json"],
     ["remove", "a.pdf", "--json"],
     ["search", "q", "--k", "3", "--mode", "bm25", "--rerank", "cross-encoder", "--json"],
     ["search", "q", "--mode", "dense", "--rerank", "llm"],
@@ -94,3 +97,18 @@ def test_invalid_settings_file_is_a_configuration_error(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "llm.context_size" in result.stderr and "512" in result.stderr
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
+    """`desktop-rag list | head -1`: the closed pipe is exit 141, not a traceback."""
+    script = Path(sys.executable).with_name("desktop-rag")
+    proc = subprocess.Popen(
+        [str(script), "--data-dir", str(tmp_path), "folders"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the command writes a byte
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 141
+    assert "Traceback" not in err and "BrokenPipe" not in err, err

@@ -185,3 +185,31 @@ def test_cli_ingest_list_remove(
     assert main([*base, "ingest", str(folder)]) == 0
     human = capsys.readouterr().out
     assert "indexed   " in human and "unchanged " in human and "removed   " in human
+
+
+def test_cli_sync_follows_the_folder_through_real_chroma(
+    data_dir: Path, folder: Path, real_embedder: Embedder, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import desktop_rag.retrieval.embedder as embedder_module
+
+    monkeypatch.setattr(embedder_module, "load_embedder", lambda *_: real_embedder)
+    base = ["--data-dir", str(data_dir)]
+    assert main([*base, "ingest", str(folder)]) == 0
+    capsys.readouterr()
+    write_note(folder / "birds.md", "# Birds\n\nThe kestrel hovers over the motorway verge.")
+    (folder / "vault" / "garden.md").unlink()
+    assert main([*base, "sync", "--json"]) == 0
+    synced = json.loads(capsys.readouterr().out)
+    assert synced["totals"] == {"indexed": 1, "unchanged": 1, "removed": 1}
+    assert main([*base, "search", "which bird hovers over roads", "--json", "--k", "1"]) == 0
+    hits = json.loads(capsys.readouterr().out)["results"]
+    assert hits[0]["path"] == str(folder / "birds.md")
+    assert main([*base, "folders"]) == 0
+    assert capsys.readouterr().out.strip() == f"{folder}  2 documents"
+    services = Services(build_context(str(data_dir), settings=Settings(),
+                                      overrides={"embedder": real_embedder}))
+    try:
+        assert services.check_consistency()["consistent"]
+    finally:
+        services.close()

@@ -54,6 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         code: int = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`desktop-rag list | head`): no traceback
+        _silence_stdout()
+        return 141
     except CommandFailed as exc:
         return exc.code
     except DesktopRagError as exc:
@@ -63,6 +67,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("Interrupted.", file=sys.stderr)  # noqa: T201
         return 130
     return code
+
+
+def _silence_stdout() -> None:
+    """Points stdout at /dev/null so that the interpreter's last flush does not fail again."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # a replaced stream (tests) has no descriptor
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""CLI commands of the library area: ingest, list, remove."""
+"""CLI commands of the library area: ingest, sync, folders, list, remove."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from desktop_rag.cli.output import emit_json, open_services, say
-from desktop_rag.domain import Document, FileOutcome, Outcome
+from desktop_rag.domain import Document, FileOutcome, IngestReport, Outcome
 from desktop_rag.progress import CancelToken, ProgressEvent
 
 ORDER = [o.value for o in Outcome]
@@ -27,6 +27,18 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     ingest.add_argument("paths", nargs="+", metavar="PATH")
     ingest.add_argument("--json", action="store_true", help="one JSON document on stdout")
     ingest.set_defaults(func=run_ingest)
+    sync = sub.add_parser(
+        "sync", help="catch up with the followed folders (new, changed and deleted files)",
+        description="Walk every folder added to the library again and re-check every other "
+        "document's file: new files are indexed, changed ones re-indexed, files deleted from a "
+        "followed folder removed. A folder or file missing altogether (moved, or on a drive "
+        "not mounted) is reported and its documents are kept. Exit code 1 if any file failed.",
+    )
+    sync.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    sync.set_defaults(func=run_sync)
+    folders = sub.add_parser("folders", help="list the folders the library follows")
+    folders.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    folders.set_defaults(func=run_folders)
     listing = sub.add_parser("list", help="list the documents in the library")
     listing.add_argument("--json", action="store_true", help="one JSON document on stdout")
     listing.set_defaults(func=run_list)
@@ -72,6 +84,22 @@ def run_ingest(args: argparse.Namespace) -> int:
     with open_services(args) as services, _cancel_on_interrupt(token):
         report = services.ingest(args.paths, progress=progress, cancel=token)
     progress.end()
+    return _show_report(args, report, token)
+
+
+def run_sync(args: argparse.Namespace) -> int:
+    token, progress = CancelToken(), _Progress()
+    with open_services(args) as services, _cancel_on_interrupt(token):
+        if not args.json and not services.followed_folders() and not services.list_documents():
+            say("Nothing to sync: the library is empty. Add documents with: "
+                "desktop-rag ingest PATH")
+            return 0
+        report = services.sync(progress=progress, cancel=token)
+    progress.end()
+    return _show_report(args, report, token)
+
+
+def _show_report(args: argparse.Namespace, report: IngestReport, token: CancelToken) -> int:
     counts = _counts(report.outcomes)
     if args.json:
         emit_json({"outcomes": report.outcomes, "totals": counts, "seconds": report.seconds,
@@ -82,6 +110,19 @@ def run_ingest(args: argparse.Namespace) -> int:
     if token.cancelled:
         return 130
     return 1 if report.failed else 0
+
+
+def run_folders(args: argparse.Namespace) -> int:
+    with open_services(args) as services:
+        folders = services.followed_folders()
+    if args.json:
+        emit_json({"folders": folders})
+    elif not folders:
+        say("No folder is followed. Add one with: desktop-rag ingest FOLDER")
+    for folder in [] if args.json else folders:
+        state = "" if folder.present else "  (missing: moved, or a drive not mounted)"
+        say(f"{folder.path}  {_n(folder.documents, 'document')}{state}")
+    return 0
 
 
 def run_remove(args: argparse.Namespace) -> int:

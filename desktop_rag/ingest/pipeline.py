@@ -14,7 +14,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -96,10 +96,13 @@ class Ingestor:
         self._stop = threading.Event()
         self.writer = DocumentWriter(catalog, vectors, self.embedder, self.cancel, self.stats)
 
-    def run(self, paths: Sequence[str | Path]) -> IngestReport:
+    def run(
+        self, paths: Sequence[str | Path], removed: Collection[str] = frozenset()
+    ) -> IngestReport:
+        """Ingests `paths`; files in `removed` that a folder walk finds are passed over."""
         recovery.resume(self.catalog, self.vectors, self.embedder)
         self._emit("scan", message="looking for files")
-        found = scan(list(paths))
+        found = scan(list(paths), removed)
         planner = Planner(self.catalog, ocr_on=self.ocr is not None)
         for item in found.files:
             planner.add(item)

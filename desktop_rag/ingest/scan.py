@@ -1,18 +1,21 @@
 """Finds the files to ingest: explicit files, and folders walked recursively.
 
 Hidden files and folders (".name") and version-control folders are skipped; symbolic links are
-followed, but a folder already visited (a symlink loop) is never entered twice.
+followed, but a folder already visited (a symlink loop) is never entered twice. Files the user
+removed from the library are passed over when a folder walk finds them, not when named.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_rag.domain import FileOutcome, Outcome
 
 SKIP_DIRS = frozenset({"CVS", "_darcs", "__pycache__", "node_modules", "_MTN"})
+REMOVED_BY_USER = "removed from the library earlier; add it again to take it back"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +35,9 @@ def absolute(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.abspath(os.path.expanduser(os.fspath(path))))
 
 
-def scan(paths: list[str | os.PathLike[str]]) -> ScanResult:
+def scan(
+    paths: list[str | os.PathLike[str]], removed: Collection[str] = frozenset()
+) -> ScanResult:
     result = ScanResult([], [], [])
     seen: set[Path] = set()
     for raw in paths:
@@ -46,8 +51,14 @@ def scan(paths: list[str | os.PathLike[str]]) -> ScanResult:
             result.outcomes.append(FileOutcome(str(path), Outcome.FAILED, "no such file or folder"))
             found = []
         for item in found:
-            if item.path not in seen:
-                seen.add(item.path)
+            if item.path in seen:
+                continue
+            seen.add(item.path)
+            if not item.explicit and str(item.path) in removed:
+                result.outcomes.append(
+                    FileOutcome(str(item.path), Outcome.SKIPPED, REMOVED_BY_USER)
+                )
+            else:
                 result.files.append(item)
     return result
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,23 @@ from desktop_rag.domain import (
     DocStatus,
     Document,
     FileOutcome,
+    FollowedFolder,
     IngestReport,
     Outcome,
 )
 from desktop_rag.errors import NotFoundError
 from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
+from desktop_rag.store.followed import is_within
 from desktop_rag.store.lock import WriterLock
+
+FOLDER_MISSING = (
+    "folder not found (moved, or on a drive not mounted); its documents are kept: remove the "
+    "folder from the library if it is gone for good"
+)
+FILE_MISSING = (
+    "file not found (moved, or on a drive not mounted); its document is kept: remove it from "
+    "the library if it is gone for good"
+)
 
 
 def _slug(title: str) -> str:
@@ -45,9 +57,22 @@ class LibraryService:
         self, paths: Sequence[str | Path], progress: ProgressCallback = no_progress,
         cancel: CancelToken | None = None,
     ) -> IngestReport:
+        """Ingests files and folders. The folders are followed from then on (see `sync`), and
+        files removed from the library earlier are taken back when these paths hold them."""
+        from desktop_rag.ingest.scan import absolute
+
+        with self.writer_lock:
+            self.ctx.catalog.followed().take_back([str(absolute(p)) for p in paths])
+            return self._ingest(paths, progress, cancel, frozenset())
+
+    def _ingest(
+        self, paths: Sequence[str | Path], progress: ProgressCallback,
+        cancel: CancelToken | None, removed: Collection[str],
+    ) -> IngestReport:
         from desktop_rag.ingest.memory import MemoryBudget
         from desktop_rag.ingest.ocr import ocr_config
         from desktop_rag.ingest.pipeline import Ingestor
+        from desktop_rag.ingest.scan import absolute
         from desktop_rag.store.lazy import LazyVectorIndex
 
         with self.writer_lock:
@@ -59,19 +84,65 @@ class LibraryService:
                 ocr_config(ctx.settings.ingest), ctx.settings.ingest.ocr_processes,
             )
             try:
-                return ingestor.run(paths)
+                report = ingestor.run(paths, removed)
             finally:
                 self._refresh_sparse()
+            if not ingestor.cancel.cancelled:
+                folders = [absolute(p) for p in paths]
+                ctx.catalog.followed().follow(str(f) for f in folders if f.is_dir())
+            return report
+
+    def sync(
+        self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
+    ) -> IngestReport:
+        """Walks the followed folders again and re-checks every other document's file: new and
+        changed files are indexed, documents whose file left a followed folder are removed. A
+        folder or file missing altogether (moved, or on a drive not mounted) is reported and
+        its documents are kept."""
+        folders = self.ctx.catalog.followed().folders()
+        lone = sorted({
+            d.path for d in self.ctx.catalog.documents()
+            if d.status in (DocStatus.INDEXED, DocStatus.FAILED)
+            and not any(is_within(d.path, f) for f in folders)
+        })
+        present = [f for f in folders if os.path.isdir(f)]
+        present += [p for p in lone if os.path.lexists(p)]
+        missing = [FileOutcome(f, Outcome.SKIPPED, FOLDER_MISSING) for f in folders
+                   if not os.path.isdir(f)]
+        missing += [FileOutcome(p, Outcome.SKIPPED, FILE_MISSING) for p in lone
+                    if not os.path.lexists(p)]
+        with self.writer_lock:
+            removed = self.ctx.catalog.followed().removed_files()
+            report = self._ingest(present, progress, cancel, removed) if present else (
+                IngestReport(())
+            )
+        outcomes = sorted([*report.outcomes, *missing], key=lambda o: o.path)
+        return IngestReport(tuple(outcomes), report.seconds, report.embedded_chunks)
+
+    def followed_folders(self) -> list[FollowedFolder]:
+        """The folders a sync walks, with how many indexed documents each holds."""
+        catalog = self.ctx.catalog
+        return [
+            FollowedFolder(folder, os.path.isdir(folder), sum(
+                1 for d in catalog.documents_under(folder) if d.status is DocStatus.INDEXED
+            ))
+            for folder in catalog.followed().folders()
+        ]
 
     def remove(self, paths: Sequence[str | Path]) -> list[FileOutcome]:
-        """Removes documents by path (a folder: everything under it) or by doc_id."""
+        """Removes documents by path (a folder: everything under it, and it is no longer
+        followed) or by doc_id. A file removed from a followed folder stays out at a sync."""
         from desktop_rag.ingest.recovery import remove_documents
+        from desktop_rag.ingest.scan import absolute
 
         with self.writer_lock:
-            outcomes = []
+            followed, outcomes = self.ctx.catalog.followed(), []
             for raw in paths:
                 docs = self._documents_for(raw)
-                if not docs:
+                unfollowed = followed.unfollow_within(str(absolute(raw)))
+                outcomes += [FileOutcome(f, Outcome.REMOVED, "folder no longer followed")
+                             for f in unfollowed]
+                if not docs and not unfollowed:
                     outcomes.append(
                         FileOutcome(str(raw), Outcome.SKIPPED, "not in the library")
                     )
@@ -80,6 +151,7 @@ class LibraryService:
                     outcomes.append(FileOutcome(
                         doc.path, Outcome.REMOVED, None, doc.doc_id, doc.pages, doc.chunks
                     ))
+                followed.remember_removed([d.path for d in docs])
             self._refresh_sparse()
             return outcomes
 

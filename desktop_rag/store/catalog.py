@@ -22,6 +22,7 @@ from pathlib import Path
 from desktop_rag.domain import Chunk, DocStatus, Document, PageRefs
 from desktop_rag.errors import StoreError
 from desktop_rag.store import schema
+from desktop_rag.store.followed import FollowedFolders
 from desktop_rag.store.sparse import FtsSparseIndex
 
 _SELECT_DOCS = f"SELECT {schema.DOC_COLUMNS} FROM documents"
@@ -58,6 +59,9 @@ class Catalog:
 
     def sparse_index(self) -> FtsSparseIndex:
         return FtsSparseIndex(self._conn, self._lock)
+
+    def followed(self) -> FollowedFolders:
+        return FollowedFolders(self._tx, self._rows, now_iso)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:

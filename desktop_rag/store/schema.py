@@ -33,6 +33,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ordinal);
 CREATE INDEX IF NOT EXISTS chunks_text_sha ON chunks(text_sha);
+CREATE TABLE IF NOT EXISTS followed_folders (path TEXT PRIMARY KEY, added_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS removed_files (path TEXT PRIMARY KEY, removed_at TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     text, title, heading, tokenize = 'porter unicode61 remove_diacritics 2'
 );

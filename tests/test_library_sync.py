@@ -1,0 +1,167 @@
+"""Followed folders and sync: the library keeps up with the folders the user added, over fakes
+(hash embedder, in-memory vectors) and the real catalog; one run through the CLI and real
+Chroma is in test_library_real.py."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.domain import FollowedFolder, Outcome
+from desktop_rag.progress import CancelToken, ProgressEvent
+from desktop_rag.services import Services
+from desktop_rag.services.library import FILE_MISSING, FOLDER_MISSING
+from desktop_rag.store.followed import is_within
+from tests.ingest_docs import NOTE, make_pdf, write_note
+
+
+@pytest.fixture
+def services(fake_context: object) -> Services:
+    return Services(fake_context)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def papers(tmp_path: Path) -> Path:
+    docs = tmp_path / "papers"
+    docs.mkdir()
+    make_pdf(docs / "report.pdf", pages=2, known_page=1)
+    write_note(docs / "notes" / "garden.md", NOTE)
+    return docs
+
+
+def by_name(report: object) -> dict[str, tuple[str, str | None]]:
+    return {Path(o.path).name: (o.outcome.value, o.reason)  # type: ignore[attr-defined]
+            for o in report.outcomes}  # type: ignore[attr-defined]
+
+
+def names(services: Services) -> set[str]:
+    return {Path(d.path).name for d in services.list_documents()}
+
+
+def test_is_within_compares_whole_path_parts() -> None:
+    assert is_within("/a/b/c.pdf", "/a/b") and is_within("/a/b", "/a/b/")
+    assert not is_within("/a/bc.pdf", "/a/b") and not is_within("/a", "/a/b")
+
+
+def test_an_ingested_folder_is_followed_and_a_sync_picks_up_new_changed_and_gone_files(
+    services: Services, papers: Path
+) -> None:
+    services.ingest([papers])
+    assert services.followed_folders() == [FollowedFolder(str(papers), True, 2)]
+    write_note(papers / "new.md", "# New\n\nThe heron nests in the reeds by the lake.")
+    write_note(papers / "notes" / "garden.md", "# Garden\n\nNow it is about tomatoes only.")
+    (papers / "report.pdf").unlink()
+    report = services.sync()
+    assert by_name(report) == {
+        "new.md": ("indexed", None), "garden.md": ("updated", None),
+        "report.pdf": ("removed", "file no longer exists"),
+    }
+    assert names(services) == {"new.md", "garden.md"}
+    assert [h.chunk.path for h in services.search("heron nests", k=1).results] == [
+        str(papers / "new.md")
+    ]
+    assert {o.outcome for o in services.sync().outcomes} == {Outcome.UNCHANGED}
+
+
+def test_a_subfolder_of_a_followed_folder_adds_nothing_and_a_parent_folds_it_in(
+    services: Services, papers: Path
+) -> None:
+    services.ingest([papers / "notes"])
+    services.ingest([papers / "notes"])
+    assert [f.path for f in services.followed_folders()] == [str(papers / "notes")]
+    services.ingest([papers])
+    services.ingest([papers / "notes"])
+    assert [f.path for f in services.followed_folders()] == [str(papers)]
+
+
+def test_a_file_removed_from_a_followed_folder_stays_out_until_added_again(
+    services: Services, papers: Path
+) -> None:
+    services.ingest([papers])
+    services.remove([papers / "report.pdf"])
+    report = services.sync()
+    assert by_name(report)["report.pdf"][0] == "skipped"
+    assert "removed from the library earlier" in str(by_name(report)["report.pdf"][1])
+    assert names(services) == {"garden.md"}
+    assert by_name(services.ingest([papers]))["report.pdf"] == ("indexed", None)
+    assert names(services) == {"garden.md", "report.pdf"}
+    services.remove([papers / "report.pdf"])
+    services.ingest([papers / "report.pdf"])  # the file itself, too
+    assert by_name(services.sync())["report.pdf"][0] == "unchanged"
+
+
+def test_removing_a_followed_folder_unfollows_it_and_forgets_its_removals(
+    services: Services, papers: Path
+) -> None:
+    services.ingest([papers])
+    services.remove([papers / "report.pdf"])
+    outcomes = {(Path(o.path).name, o.outcome, o.reason) for o in services.remove([papers])}
+    assert ("papers", Outcome.REMOVED, "folder no longer followed") in outcomes
+    assert services.followed_folders() == [] and services.list_documents() == []
+    assert services.ctx.catalog.followed().removed_files() == set()
+    assert services.sync().outcomes == ()
+
+
+def test_a_missing_followed_folder_keeps_its_documents(
+    services: Services, papers: Path, tmp_path: Path
+) -> None:
+    services.ingest([papers])
+    unmounted = tmp_path / "elsewhere"
+    papers.rename(unmounted)  # as if its drive were not mounted
+    report = services.sync()
+    assert [(o.path, o.outcome, o.reason) for o in report.outcomes] == [
+        (str(papers), Outcome.SKIPPED, FOLDER_MISSING)
+    ]
+    assert names(services) == {"report.pdf", "garden.md"}
+    assert services.followed_folders() == [FollowedFolder(str(papers), False, 2)]
+    unmounted.rename(papers)
+    assert {o.outcome for o in services.sync().outcomes} == {Outcome.UNCHANGED}
+
+
+def test_a_sync_rechecks_files_added_one_by_one(
+    services: Services, papers: Path, tmp_path: Path
+) -> None:
+    lone = tmp_path / "lone.md"
+    gone = tmp_path / "gone.md"
+    write_note(lone, "# Lone\n\nA note about kestrels.")
+    write_note(gone, "# Gone\n\nA note about owls.")
+    services.ingest([lone, gone])
+    assert services.followed_folders() == []
+    write_note(lone, "# Lone\n\nA note about kestrels and their hovering.")
+    gone.unlink()
+    report = services.sync()
+    assert by_name(report) == {"lone.md": ("updated", None), "gone.md": ("skipped", FILE_MISSING)}
+    assert names(services) == {"lone.md", "gone.md"}  # kept: the file may come back
+
+
+def test_a_cancelled_ingestion_does_not_follow_the_folder(
+    services: Services, papers: Path
+) -> None:
+    token = CancelToken()
+
+    def cancel_at_first_file(event: ProgressEvent) -> None:
+        if event.stage == "scan":
+            token.cancel()
+
+    services.ingest([papers], progress=cancel_at_first_file, cancel=token)
+    assert services.followed_folders() == []
+
+
+def test_a_sync_of_an_empty_library_does_nothing(services: Services) -> None:
+    report = services.sync()
+    assert report.outcomes == () and not report.failed
+
+
+def test_following_survives_a_restart(fake_context: object, papers: Path) -> None:
+    from desktop_rag.store.catalog import Catalog
+
+    Services(fake_context).ingest([papers])  # type: ignore[arg-type]
+    db_path = Services(fake_context).ctx.catalog.db_path  # type: ignore[arg-type]
+    reopened = Catalog(db_path)
+    try:
+        assert reopened.followed().folders() == [str(papers)]
+    finally:
+        reopened.close()
+    shutil.rmtree(papers)
