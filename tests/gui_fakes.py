@@ -72,6 +72,7 @@ class FakeServices:
         self.core: set[str] = set()
         self.threads: set[str] = set()
         self.scopes: list[DocScope] = []
+        self.syncs = 0
         self.lock = threading.Lock()
 
     def _seen(self) -> None:
@@ -107,6 +108,17 @@ class FakeServices:
                                          max(c.pages[0] for c in chunks), len(chunks),
                                          DocStatus.INDEXED)
         return FileOutcome(str(path), Outcome.INDEXED, doc_id=doc_id, chunks=len(chunks))
+
+    def sync(self, progress: ProgressCallback = no_progress,
+             cancel: CancelToken | None = None) -> IngestReport:
+        """Every document is unchanged (a real sync is tested over the real facade)."""
+        self._seen()
+        self.syncs += 1
+        with self.lock:
+            docs = list(self.docs.values())
+        return IngestReport(tuple(
+            FileOutcome(d.path, Outcome.UNCHANGED, doc_id=d.doc_id) for d in docs
+        ))
 
     def remove(self, paths: Sequence[str | Path]) -> list[FileOutcome]:
         self._seen()

@@ -92,6 +92,27 @@ def test_dropped_pdf_appears_and_becomes_searchable(qtbot, window, services, sam
     assert_responsive(probe)
 
 
+def test_a_new_window_catches_up_with_a_followed_folder(qtbot, services, tmp_path):
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    (folder / "first.md").write_text("# First\n\nThe lighthouse keeper logs the fog.\n")
+    assert not services.ingest([folder]).failed
+    (folder / "second.md").write_text("# Second\n\nThe harbour pilot reads the tides.\n")
+    win = MainWindow(services, interactive=False)
+    qtbot.addWidget(win)
+    win.show()
+    with qtbot.waitSignal(win.library.ingest_finished, timeout=300_000) as blocker:
+        win.start()
+    mine = {Path(o.path).name: o.outcome.value for o in blocker.args[0].outcomes
+            if Path(o.path).parent == folder}
+    assert mine == {"first.md": "unchanged", "second.md": "indexed"}
+    qtbot.waitUntil(lambda: str(folder / "second.md") in
+                    {r.path for r in win.library_panel.model.rows()}, timeout=60_000)
+    assert "1 indexed" in win.statusBar().currentMessage()
+    assert win.shutdown()
+    assert not win.errors.history, win.errors.history
+
+
 def test_bad_file_shows_its_reason(qtbot, window, tmp_path):
     bad = tmp_path / "broken.pdf"
     bad.write_bytes(b"%PDF-1.7\nthis file was cut short")

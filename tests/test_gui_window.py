@@ -189,6 +189,38 @@ def test_event_loop_stays_responsive(qtbot, window, fake, tmp_path) -> None:
     assert probe.percentile(0.99) < 100 and probe.max_delay_ms < 500, probe.delays_ms
 
 
+def test_the_library_is_synced_quietly_at_start_and_on_f5(qtbot, window, fake, tmp_path):
+    qtbot.waitUntil(lambda: fake.syncs == 1 and not window.writer.busy)
+    assert "index-writer" in fake.threads
+    assert window.statusBar().currentMessage() == ""  # nothing changed: nothing said
+    ingest(qtbot, window, [make_pdf(tmp_path / "a.pdf", SAMPLE_PAGES)])
+    with qtbot.waitSignal(window.library.ingest_finished, timeout=20000):
+        qtbot.keyClick(window, Qt.Key.Key_F5)
+    assert fake.syncs == 2
+    assert window.statusBar().currentMessage() == "Library: 1 unchanged"
+
+
+def test_progress_stays_until_the_last_indexing_job_ends(qtbot, window, fake, tmp_path):
+    fake.file_delay = 0.3
+    drop(window, [make_pdf(tmp_path / f"d{i}.pdf", SAMPLE_PAGES) for i in range(3)])
+    qtbot.waitUntil(lambda: fake.syncs == 1)  # the sync at start ran first
+    qtbot.wait(150)  # its result reached the GUI thread
+    assert window.task_progress.isVisible()
+    qtbot.waitUntil(lambda: len(fake.docs) == 3 and not window.writer.busy, timeout=20000)
+    qtbot.waitUntil(lambda: not window.task_progress.isVisible())
+
+
+def test_no_sync_at_start_when_the_setting_is_off(qtbot, fake) -> None:
+    fake.ctx.settings.ingest.sync_on_start = False
+    win = MainWindow(fake, interactive=False)
+    qtbot.addWidget(win)
+    win.show()
+    win.start()
+    qtbot.waitUntil(lambda: not win.writer.busy)
+    assert fake.syncs == 0
+    assert win.shutdown()
+
+
 def test_chats_are_restored_on_restart(qtbot, fake, tmp_path) -> None:
     make_pdf(tmp_path / "a.pdf", SAMPLE_PAGES)
     fake.ask("Earlier question?", fake.new_chat())

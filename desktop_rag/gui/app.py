@@ -36,6 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from PySide6.QtWidgets import QApplication
 
+    from desktop_rag.gui.qt_workarounds import keep_true_alive
+
+    keep_true_alive()
     install_qt_logging()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     _set_identity(app)

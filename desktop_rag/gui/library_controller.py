@@ -1,9 +1,10 @@
-"""Library work: ingest, remove, notes and refreshes, run on the workers; results to widgets."""
+"""Library work: ingest, sync, remove, notes and refreshes, run on the workers; results to
+widgets."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -45,7 +46,7 @@ class LibraryController(QObject):
         self.reader = reader
         self.failures: dict[str, FileOutcome] = {}
         self.documents: list[Document] = []
-        self._ingest_job: Job | None = None
+        self._indexing: list[Job] = []  # ingestions and syncs not yet ended
         self._refresh_timer = QTimer(self, singleShot=True, interval=250)
         self._refresh_timer.timeout.connect(self.refresh)
         progress.cancel_requested.connect(self.cancel_ingest)
@@ -66,17 +67,39 @@ class LibraryController(QObject):
         if not paths:
             return None
         self.progress.start(f"Adding {len(paths)} item{'s' if len(paths) > 1 else ''}\u2026")
-        job = self.writer.submit(
-            "ingest",
-            lambda j: self.services.ingest(paths, progress=j.report, cancel=j.cancel),
-            on_done=self._ingested, on_progress=self._on_progress, on_error=self._ingest_failed,
+        return self._submit_indexing(
+            "ingest", lambda j: self.services.ingest(paths, progress=j.report, cancel=j.cancel)
         )
-        self._ingest_job = job
+
+    def sync(self, quiet: bool = False) -> Job:
+        """Catches up with the followed folders in the background; `quiet`: says nothing in
+        the status bar when nothing changed (the check at start)."""
+        self.progress.start("Checking the library's folders\u2026")
+        return self._submit_indexing(
+            "sync", lambda j: self.services.sync(progress=j.report, cancel=j.cancel), quiet
+        )
+
+    def _submit_indexing(
+        self, name: str, work: Callable[[Job], object], quiet: bool = False
+    ) -> Job:
+        """Runs an ingestion or sync on the index writer; the progress strip stays until the
+        last of them ends, and Cancel stops them all."""
+        job = self.writer.submit(
+            name, work, on_done=lambda report: self._ingested(report, job, quiet),
+            on_progress=self._on_progress, on_error=lambda exc: self._ingest_failed(exc, job),
+        )
+        self._indexing.append(job)
         return job
 
     def cancel_ingest(self) -> None:
-        if self._ingest_job is not None:
-            self._ingest_job.cancel.cancel()
+        for job in self._indexing:
+            job.cancel.cancel()
+
+    def _indexing_ended(self, job: Job | None) -> None:
+        if job in self._indexing:
+            self._indexing.remove(job)
+        if not self._indexing:
+            self.progress.finish()
 
     def _on_progress(self, payload: object) -> None:
         if isinstance(payload, ProgressEvent):
@@ -84,18 +107,17 @@ class LibraryController(QObject):
             if payload.stage == "file-done" and not self._refresh_timer.isActive():
                 self._refresh_timer.start()
 
-    def _ingested(self, report: object) -> None:
-        self._ingest_job = None
-        self.progress.finish()
+    def _ingested(self, report: object, job: Job | None = None, quiet: bool = False) -> None:
+        self._indexing_ended(job)
         if isinstance(report, IngestReport):
             self._record(report.outcomes)
-            self.message.emit(summarize(report))
+            if not (quiet and report.count(Outcome.UNCHANGED) == len(report.outcomes)):
+                self.message.emit(summarize(report))
             self.ingest_finished.emit(report)
         self.refresh()
 
-    def _ingest_failed(self, exc: Exception) -> None:
-        self._ingest_job = None
-        self.progress.finish()
+    def _ingest_failed(self, exc: Exception, job: Job) -> None:
+        self._indexing_ended(job)
         self.writer.error.emit(exc)
         self.refresh()
 

@@ -22,6 +22,7 @@ from desktop_rag.gui.library_panel import LibraryPanel
 from desktop_rag.gui.locations import chunk_location, row_location
 from desktop_rag.gui.note_dialog import NoteDialog
 from desktop_rag.gui.progress_bar import TaskProgress
+from desktop_rag.gui.qt_workarounds import keep_true_alive
 from desktop_rag.gui.settings_dialog import SettingsDialog, apply_in_place, engine_changed
 from desktop_rag.gui.sources_panel import SourcesPanel
 from desktop_rag.gui.viewer import Location, ViewerPanel
@@ -60,6 +61,7 @@ def warm_up(services: GuiServices) -> None:
 class MainWindow(QMainWindow):
     def __init__(self, services: GuiServices, interactive: bool = True) -> None:
         super().__init__()
+        keep_true_alive()  # before any signal is emitted (once per process)
         self.services = services
         self.setWindowTitle("Desktop RAG")
         self.resize(1400, 860)
@@ -110,6 +112,7 @@ class MainWindow(QMainWindow):
         _action(file_menu, "&Add files\u2026", self.add_files, QKeySequence.StandardKey.Open)
         _action(file_menu, "Add &folder\u2026", self.add_folder, QKeySequence("Ctrl+Shift+O"))
         _action(file_menu, "New &note\u2026", self.new_note, QKeySequence("Ctrl+Shift+N"))
+        _action(file_menu, "S&ync folders", self.library.sync, QKeySequence.StandardKey.Refresh)
         file_menu.addSeparator()
         _action(file_menu, "&Settings\u2026", self.open_settings, QKeySequence("Ctrl+,"))
         _action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -148,6 +151,8 @@ class MainWindow(QMainWindow):
         self.refresh_core()
         self.chat.load_engine_info()
         self.writer.submit("warm-up", lambda _j: warm_up(self.services))
+        if self.services.ctx.settings.ingest.sync_on_start:
+            self.library.sync(quiet=True)  # files added, changed or deleted while it was closed
 
     # ---- library ------------------------------------------------------------------------
     def add_files(self) -> None:
