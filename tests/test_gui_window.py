@@ -242,10 +242,12 @@ def test_settings_round_trip(qtbot, window, fake) -> None:
     dialog.context_size.setValue(4096)
     dialog.reranker.setCurrentText("none")
     dialog.gpu_layers.setCurrentText("0")
+    dialog.sync_on_start.setChecked(False)
     shoot(dialog, "05-settings")
     dialog.accept()
     saved = load_settings(fake.ctx.paths.settings_file)
     assert (saved.retrieval.top_k, saved.llm.context_size) == (9, 4096)
+    assert saved.ingest.sync_on_start is False
     assert (saved.retrieval.reranker, saved.llm.gpu_layers) == ("none", "0")
     assert fake.ctx.settings.retrieval.top_k == 9  # applied without restart
     again = window.open_settings()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -65,6 +66,8 @@ class SettingsDialog(QDialog):
         self.reranker.addItems(list(RERANKERS))
         self.reranker.setCurrentText(settings.retrieval.reranker)
         self.data_dir = QLineEdit(data_dir)
+        self.sync_on_start = QCheckBox("Check the library's folders for changes at start")
+        self.sync_on_start.setChecked(settings.ingest.sync_on_start)
         self.error_label = QLabel()
         self.error_label.setStyleSheet("color: #b00020;")
         self.error_label.setWordWrap(True)
@@ -78,6 +81,7 @@ class SettingsDialog(QDialog):
         form.addRow("Top-k passages:", self.top_k)
         form.addRow("Re-ranker:", self.reranker)
         form.addRow("Data folder:", _with_browse(self.data_dir, self._browse_data))
+        form.addRow("", self.sync_on_start)
         note = QLabel("Model changes reload the model; a new data folder applies on next start.")
         note.setStyleSheet("color: #666;")
         note.setWordWrap(True)
@@ -111,6 +115,7 @@ class SettingsDialog(QDialog):
         settings.llm.context_size = self.context_size.value()
         settings.retrieval.top_k = self.top_k.value()
         settings.retrieval.reranker = self.reranker.currentText()
+        settings.ingest.sync_on_start = self.sync_on_start.isChecked()
         _check_model_file(settings.models.chat_model)
         return settings.validate()
 
