@@ -207,6 +207,13 @@ def test_cli_sync_follows_the_folder_through_real_chroma(
     assert hits[0]["path"] == str(folder / "birds.md")
     assert main([*base, "folders"]) == 0
     assert capsys.readouterr().out.strip() == f"{folder}  2 documents"
+    assert main([*base, "sync"]) == 0
+    human = capsys.readouterr().out
+    assert human.startswith("Everything is up to date.\n\n2 unchanged in "), human
+    (folder / "birds.md").write_text("# Birds\n\nThe heron waits.", encoding="utf-8")
+    assert main([*base, "sync"]) == 0
+    human = capsys.readouterr().out
+    assert human.startswith(f"updated   {folder / 'birds.md'} (1 chunk)\n"), human
     services = Services(build_context(str(data_dir), settings=Settings(),
                                       overrides={"embedder": real_embedder}))
     try:

@@ -96,16 +96,24 @@ def run_sync(args: argparse.Namespace) -> int:
             return 0
         report = services.sync(progress=progress, cancel=token)
     progress.end()
-    return _show_report(args, report, token)
+    return _show_report(args, report, token, changes_only=True)
 
 
-def _show_report(args: argparse.Namespace, report: IngestReport, token: CancelToken) -> int:
+def _show_report(
+    args: argparse.Namespace, report: IngestReport, token: CancelToken, changes_only: bool = False
+) -> int:
+    """The outcomes (with `changes_only`, the human form leaves out unchanged files) and totals;
+    the exit code: 130 when cancelled, 1 when a file failed."""
     counts = _counts(report.outcomes)
     if args.json:
         emit_json({"outcomes": report.outcomes, "totals": counts, "seconds": report.seconds,
                    "embedded_chunks": report.embedded_chunks})
     else:
-        _print_outcomes(report.outcomes)
+        shown = [o for o in report.outcomes
+                 if not (changes_only and o.outcome is Outcome.UNCHANGED)]
+        _print_outcomes(shown)
+        if changes_only and not shown:
+            say("Everything is up to date.")
         say(f"\n{_summary(counts)} in {report.seconds:.1f} s.")
     if token.cancelled:
         return 130
