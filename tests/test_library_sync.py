@@ -12,7 +12,7 @@ import pytest
 from desktop_rag.domain import FollowedFolder, Outcome
 from desktop_rag.progress import CancelToken, ProgressEvent
 from desktop_rag.services import Services
-from desktop_rag.services.library import FILE_MISSING, FOLDER_MISSING
+from desktop_rag.services.library import FILE_MISSING, FOLDER_EMPTY, FOLDER_MISSING
 from desktop_rag.store.followed import is_within
 from tests.ingest_docs import NOTE, make_pdf, write_note
 
@@ -118,6 +118,27 @@ def test_a_missing_followed_folder_keeps_its_documents(
     assert services.followed_folders() == [FollowedFolder(str(papers), False, 2)]
     unmounted.rename(papers)
     assert {o.outcome for o in services.sync().outcomes} == {Outcome.UNCHANGED}
+
+
+def test_an_emptied_followed_folder_keeps_its_documents(
+    services: Services, papers: Path, tmp_path: Path
+) -> None:
+    """An unmounted drive leaves its mount point behind as an empty folder."""
+    services.ingest([papers])
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    for entry in list(papers.iterdir()):
+        entry.rename(aside / entry.name)
+    report = services.sync()
+    assert [(o.path, o.outcome, o.reason) for o in report.outcomes] == [
+        (str(papers), Outcome.SKIPPED, FOLDER_EMPTY)
+    ]
+    assert names(services) == {"report.pdf", "garden.md"}
+    for entry in list(aside.iterdir()):
+        entry.rename(papers / entry.name)
+    assert {o.outcome for o in services.sync().outcomes} == {Outcome.UNCHANGED}
+    shutil.rmtree(papers / "notes")
+    assert by_name(services.sync())["garden.md"][0] == "removed"  # not empty: a real deletion
 
 
 def test_a_sync_rechecks_files_added_one_by_one(

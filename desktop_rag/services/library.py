@@ -29,6 +29,10 @@ FOLDER_MISSING = (
     "folder not found (moved, or on a drive not mounted); its documents are kept: remove the "
     "folder from the library if it is gone for good"
 )
+FOLDER_EMPTY = (
+    "folder is empty (a drive not mounted?); its documents are kept: remove the folder from the "
+    "library if its files were deleted"
+)
 FILE_MISSING = (
     "file not found (moved, or on a drive not mounted); its document is kept: remove it from "
     "the library if it is gone for good"
@@ -105,10 +109,10 @@ class LibraryService:
             if d.status in (DocStatus.INDEXED, DocStatus.FAILED)
             and not any(is_within(d.path, f) for f in folders)
         })
-        present = [f for f in folders if os.path.isdir(f)]
+        unavailable = {f: self._folder_unavailable(f) for f in folders}
+        present = [f for f in folders if unavailable[f] is None]
         present += [p for p in lone if os.path.lexists(p)]
-        missing = [FileOutcome(f, Outcome.SKIPPED, FOLDER_MISSING) for f in folders
-                   if not os.path.isdir(f)]
+        missing = [FileOutcome(f, Outcome.SKIPPED, why) for f, why in unavailable.items() if why]
         missing += [FileOutcome(p, Outcome.SKIPPED, FILE_MISSING) for p in lone
                     if not os.path.lexists(p)]
         with self.writer_lock:
@@ -118,6 +122,20 @@ class LibraryService:
             )
         outcomes = sorted([*report.outcomes, *missing], key=lambda o: o.path)
         return IngestReport(tuple(outcomes), report.seconds, report.embedded_chunks)
+
+    def _folder_unavailable(self, folder: str) -> str | None:
+        """Why a sync must leave `folder`'s documents alone: it is gone, or it is empty while
+        documents were indexed from it (the mount point of a drive not mounted)."""
+        if not os.path.isdir(folder):
+            return FOLDER_MISSING
+        try:
+            with os.scandir(folder) as entries:
+                empty = next(entries, None) is None
+        except OSError:
+            return FOLDER_MISSING
+        indexed = any(d.status is DocStatus.INDEXED
+                      for d in self.ctx.catalog.documents_under(folder))
+        return FOLDER_EMPTY if empty and indexed else None
 
     def followed_folders(self) -> list[FollowedFolder]:
         """The folders a sync walks, with how many indexed documents each holds."""
