@@ -25,6 +25,7 @@ from desktop_rag.domain import (
     DocStatus,
     Document,
     FileOutcome,
+    FollowedFolder,
     IngestReport,
     LineBox,
     Outcome,
@@ -73,6 +74,7 @@ class FakeServices:
         self.threads: set[str] = set()
         self.scopes: list[DocScope] = []
         self.syncs = 0
+        self.followed: list[FollowedFolder] = []
         self.lock = threading.Lock()
 
     def _seen(self) -> None:
@@ -120,6 +122,10 @@ class FakeServices:
             FileOutcome(d.path, Outcome.UNCHANGED, doc_id=d.doc_id) for d in docs
         ))
 
+    def followed_folders(self) -> list[FollowedFolder]:
+        with self.lock:
+            return list(self.followed)
+
     def remove(self, paths: Sequence[str | Path]) -> list[FileOutcome]:
         self._seen()
         wanted = {str(p) for p in paths}
@@ -127,6 +133,7 @@ class FakeServices:
             gone = [d for d in self.docs.values() if d.path in wanted]
             for doc in gone:
                 del self.docs[doc.doc_id]
+            self.followed = [f for f in self.followed if f.path not in wanted]
         return [FileOutcome(d.path, Outcome.REMOVED, doc_id=d.doc_id) for d in gone]
 
     def list_documents(self) -> list[Document]:

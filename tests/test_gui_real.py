@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from gui_pdfs import SAMPLE_PAGES, make_pdf
+from PySide6.QtCore import Qt
 from test_gui_window import ARTIFACTS, assert_highlight_covers_line, drop, shoot
 
 from desktop_rag.gui.main_window import MainWindow
@@ -109,6 +110,18 @@ def test_a_new_window_catches_up_with_a_followed_folder(qtbot, services, tmp_pat
     qtbot.waitUntil(lambda: str(folder / "second.md") in
                     {r.path for r in win.library_panel.model.rows()}, timeout=60_000)
     assert "1 indexed" in win.statusBar().currentMessage()
+    dialog = win.show_folders()
+    qtbot.waitUntil(lambda: str(folder) in dialog.folders_shown(), timeout=60_000)
+    row = dialog.folders_shown().index(str(folder))
+    assert dialog.table.item(row, 1).text() == "2"
+    dialog.select([str(folder)])
+    qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: str(folder) not in dialog.folders_shown(), timeout=60_000)
+    qtbot.waitUntil(lambda: not any(r.path.startswith(str(folder))
+                                    for r in win.library_panel.model.rows()), timeout=60_000)
+    assert str(folder) not in {f.path for f in services.followed_folders()}
+    assert services.check_consistency()["consistent"]
+    dialog.close()
     assert win.shutdown()
     assert not win.errors.history, win.errors.history
 

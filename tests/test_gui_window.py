@@ -15,7 +15,8 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from desktop_rag.config import load_settings
-from desktop_rag.domain import DocScope
+from desktop_rag.domain import DocScope, FollowedFolder
+from desktop_rag.gui.folders_dialog import FoldersDialog
 from desktop_rag.gui.main_window import MainWindow
 from desktop_rag.gui.probe import LatencyProbe
 
@@ -208,6 +209,28 @@ def test_progress_stays_until_the_last_indexing_job_ends(qtbot, window, fake, tm
     assert window.task_progress.isVisible()
     qtbot.waitUntil(lambda: len(fake.docs) == 3 and not window.writer.busy, timeout=20000)
     qtbot.waitUntil(lambda: not window.task_progress.isVisible())
+
+
+def test_followed_folders_dialog_lists_and_removes(qtbot, window, fake) -> None:
+    fake.followed = [FollowedFolder("/data/papers", True, 12),
+                     FollowedFolder("/media/usb/notes", False, 3)]
+    dialog = window.show_folders()
+    qtbot.waitUntil(lambda: dialog.folders_shown() == ["/data/papers", "/media/usb/notes"])
+    assert dialog.table.item(0, 1).text() == "12"
+    assert dialog.table.item(1, 2).text().startswith("missing")
+    assert not dialog.remove_button.isEnabled() and dialog.empty_label.isHidden()
+    dialog.select(["/media/usb/notes"])
+    assert dialog.remove_button.isEnabled()
+    shoot(dialog, "14-followed-folders")
+    qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.folders_shown() == ["/data/papers"])
+    assert "index-writer" in fake.threads
+    fake.followed = []
+    with qtbot.waitSignal(window.library.ingest_finished):
+        qtbot.mouseClick(dialog.sync_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.empty_label.isHidden())
+    dialog.close()
+    qtbot.waitUntil(lambda: not window.findChildren(FoldersDialog))
 
 
 def test_no_sync_at_start_when_the_setting_is_off(qtbot, fake) -> None:

@@ -7,7 +7,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import Answer, Chunk, DocScope, Document, FileOutcome, IngestReport
+from desktop_rag.domain import (
+    Answer,
+    Chunk,
+    DocScope,
+    Document,
+    FileOutcome,
+    FollowedFolder,
+    IngestReport,
+)
 from desktop_rag.progress import CancelToken, ProgressCallback
 
 
@@ -24,6 +32,8 @@ class GuiServices(Protocol):
     def sync(
         self, progress: ProgressCallback = ..., cancel: CancelToken | None = None
     ) -> IngestReport: ...
+
+    def followed_folders(self) -> list[FollowedFolder]: ...
 
     def remove(self, paths: Sequence[str | Path]) -> list[FileOutcome]: ...
 

@@ -7,10 +7,13 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QWidget
+from shiboken6 import isValid
 
 from desktop_rag.domain import Document, FileOutcome, IngestReport, Outcome
 from desktop_rag.gui.facade import GuiServices
+from desktop_rag.gui.folders_dialog import FoldersDialog
 from desktop_rag.gui.library_model import merge_rows
 from desktop_rag.gui.library_panel import LibraryPanel
 from desktop_rag.gui.progress_bar import TaskProgress
@@ -134,6 +137,24 @@ class LibraryController(QObject):
             self.failures.pop(path, None)
         self.writer.submit("remove", lambda _j: self.services.remove(paths),
                            on_done=lambda _r: self.refresh())
+
+    def show_folders(self, parent: QWidget, add_folder: Callable[[], None]) -> FoldersDialog:
+        """The followed folders (non-modal; its list follows the library's changes)."""
+        def show(folders: object) -> None:
+            if isValid(dialog):  # it may have been closed while the list was read
+                dialog.set_folders(folders)
+
+        dialog = FoldersDialog(parent, lambda: self.reader.submit(
+            "folders", lambda _j: self.services.followed_folders(), on_done=show
+        ))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.add_requested.connect(add_folder)
+        dialog.sync_requested.connect(self.sync)
+        dialog.remove_requested.connect(self.remove)
+        self.changed.connect(dialog.reload)  # a method of the dialog: gone with it
+        dialog.reload()
+        dialog.show()
+        return dialog
 
     def save_note(self, title: str, text: str) -> None:
         self.writer.submit("note", lambda _j: self.services.save_note(title, text),

@@ -16,6 +16,7 @@ from desktop_rag.gui.chat_pane import ChatPane
 from desktop_rag.gui.core_panel import CorePanel, core_view
 from desktop_rag.gui.error_presenter import ErrorPresenter
 from desktop_rag.gui.facade import GuiServices
+from desktop_rag.gui.folders_dialog import FoldersDialog
 from desktop_rag.gui.library_controller import LibraryController
 from desktop_rag.gui.library_model import LibraryRow
 from desktop_rag.gui.library_panel import LibraryPanel
@@ -113,6 +114,7 @@ class MainWindow(QMainWindow):
         _action(file_menu, "Add &folder\u2026", self.add_folder, QKeySequence("Ctrl+Shift+O"))
         _action(file_menu, "New &note\u2026", self.new_note, QKeySequence("Ctrl+Shift+N"))
         _action(file_menu, "S&ync folders", self.library.sync, QKeySequence.StandardKey.Refresh)
+        _action(file_menu, "Followed fol&ders\u2026", self.show_folders, None)
         file_menu.addSeparator()
         _action(file_menu, "&Settings\u2026", self.open_settings, QKeySequence("Ctrl+,"))
         _action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -163,6 +165,9 @@ class MainWindow(QMainWindow):
         folder = QFileDialog.getExistingDirectory(self, "Add a folder to the library")
         if folder:
             self.library.ingest([folder])
+
+    def show_folders(self) -> FoldersDialog:
+        return self.library.show_folders(self, self.add_folder)
 
     def new_note(self) -> None:
         dialog = NoteDialog(self)
