@@ -67,6 +67,7 @@ class IngestSettings:
     ocr_processes: int = 0  # processes that OCR pages side by side (0: one per core)
     tessdata: str = ""  # folder of *.traineddata; empty: TESSDATA_PREFIX, then the usual places
     sync_on_start: bool = True  # the app re-checks the followed folders when it opens
+    watch_folders: bool = True  # ...and watches them while it is open
 
 
 @dataclass(slots=True)

@@ -126,6 +126,10 @@ class FakeServices:
         with self.lock:
             return list(self.followed)
 
+    def folders_to_watch(self, limit: int = 2000) -> list[str]:
+        with self.lock:
+            return [f.path for f in self.followed if f.present][:limit]
+
     def remove(self, paths: Sequence[str | Path]) -> list[FileOutcome]:
         self._seen()
         wanted = {str(p) for p in paths}

@@ -110,10 +110,14 @@ def test_a_new_window_catches_up_with_a_followed_folder(qtbot, services, tmp_pat
     qtbot.waitUntil(lambda: str(folder / "second.md") in
                     {r.path for r in win.library_panel.model.rows()}, timeout=60_000)
     assert "1 indexed" in win.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: str(folder) in win.library.watcher.watched(), timeout=60_000)
+    (folder / "third.md").write_text("# Third\n\nThe ferry leaves at dawn.\n")  # app open
+    qtbot.waitUntil(lambda: str(folder / "third.md") in
+                    {r.path for r in win.library_panel.model.rows()}, timeout=60_000)
     dialog = win.show_folders()
     qtbot.waitUntil(lambda: str(folder) in dialog.folders_shown(), timeout=60_000)
     row = dialog.folders_shown().index(str(folder))
-    assert dialog.table.item(row, 1).text() == "2"
+    assert dialog.table.item(row, 1).text() == "3"
     dialog.select([str(folder)])
     qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: str(folder) not in dialog.folders_shown(), timeout=60_000)

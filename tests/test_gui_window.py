@@ -233,6 +233,21 @@ def test_followed_folders_dialog_lists_and_removes(qtbot, window, fake) -> None:
     qtbot.waitUntil(lambda: not window.findChildren(FoldersDialog))
 
 
+def test_a_change_in_a_followed_folder_syncs_once_it_settles(qtbot, window, fake, tmp_path):
+    fake.followed = [FollowedFolder(str(tmp_path), True, 0)]
+    qtbot.waitUntil(lambda: fake.syncs == 1 and not window.writer.busy)
+    window.library.watch_folders()
+    qtbot.waitUntil(lambda: window.library.watcher.watched() == [str(tmp_path)])
+    for n in range(3):  # a copy of several files: one sync
+        (tmp_path / f"new{n}.md").write_text("# New\n\nText.")
+    qtbot.waitUntil(lambda: fake.syncs == 2, timeout=10000)
+    qtbot.wait(2000)
+    assert fake.syncs == 2
+    fake.ctx.settings.ingest.watch_folders = False
+    window.library.watch_folders()
+    assert window.library.watcher.watched() == []
+
+
 def test_no_sync_at_start_when_the_setting_is_off(qtbot, fake) -> None:
     fake.ctx.settings.ingest.sync_on_start = False
     win = MainWindow(fake, interactive=False)
@@ -266,11 +281,13 @@ def test_settings_round_trip(qtbot, window, fake) -> None:
     dialog.reranker.setCurrentText("none")
     dialog.gpu_layers.setCurrentText("0")
     dialog.sync_on_start.setChecked(False)
+    dialog.watch_folders.setChecked(False)
     shoot(dialog, "05-settings")
     dialog.accept()
     saved = load_settings(fake.ctx.paths.settings_file)
     assert (saved.retrieval.top_k, saved.llm.context_size) == (9, 4096)
-    assert saved.ingest.sync_on_start is False
+    assert saved.ingest.sync_on_start is False and saved.ingest.watch_folders is False
+    assert window.library.watcher.watched() == []
     assert (saved.retrieval.reranker, saved.llm.gpu_layers) == ("none", "0")
     assert fake.ctx.settings.retrieval.top_k == 9  # applied without restart
     again = window.open_settings()

@@ -186,3 +186,25 @@ def test_following_survives_a_restart(fake_context: object, papers: Path) -> Non
     finally:
         reopened.close()
     shutil.rmtree(papers)
+
+
+def test_folders_below_walks_shallowest_first_skipping_hidden_and_loops(tmp_path: Path) -> None:
+    from desktop_rag.ingest.scan import folders_below
+
+    for sub in ("a/a1", "a/a2", "b", ".git/objects", "node_modules/x"):
+        (tmp_path / sub).mkdir(parents=True)
+    (tmp_path / "a" / "a1" / "loop").symlink_to(tmp_path / "a")
+    found = folders_below([str(tmp_path)], limit=100)
+    assert found == [str(tmp_path), str(tmp_path / "a"), str(tmp_path / "b"),
+                     str(tmp_path / "a" / "a1"), str(tmp_path / "a" / "a2")]
+    assert folders_below([str(tmp_path)], limit=2) == found[:2]
+    assert folders_below([str(tmp_path / "absent")], limit=5) == []
+
+
+def test_folders_to_watch_are_the_present_followed_folders_and_below(
+    services: Services, papers: Path, tmp_path: Path
+) -> None:
+    services.ingest([papers])
+    assert services.folders_to_watch() == [str(papers), str(papers / "notes")]
+    papers.rename(tmp_path / "away")
+    assert services.folders_to_watch() == []

@@ -13,6 +13,7 @@ from shiboken6 import isValid
 
 from desktop_rag.domain import Document, FileOutcome, IngestReport, Outcome
 from desktop_rag.gui.facade import GuiServices
+from desktop_rag.gui.folder_watcher import FolderWatcher
 from desktop_rag.gui.folders_dialog import FoldersDialog
 from desktop_rag.gui.library_model import merge_rows
 from desktop_rag.gui.library_panel import LibraryPanel
@@ -52,6 +53,8 @@ class LibraryController(QObject):
         self._indexing: list[Job] = []  # ingestions and syncs not yet ended
         self._refresh_timer = QTimer(self, singleShot=True, interval=250)
         self._refresh_timer.timeout.connect(self.refresh)
+        self.watcher = FolderWatcher(self)
+        self.watcher.settled.connect(lambda: self.sync(quiet=True))
         progress.cancel_requested.connect(self.cancel_ingest)
         panel.reindex_requested.connect(self.ingest)
         panel.remove_requested.connect(self.remove)
@@ -94,6 +97,15 @@ class LibraryController(QObject):
         self._indexing.append(job)
         return job
 
+    def watch_folders(self) -> None:
+        """Starts (or updates) watching the followed folders and the folders below them, when
+        the settings allow it (`ingest.watch_folders`)."""
+        if not self.services.ctx.settings.ingest.watch_folders:
+            self.watcher.watch([])
+            return
+        self.reader.submit("watch-list", lambda _j: self.services.folders_to_watch(),
+                           on_done=self.watcher.watch)
+
     def cancel_ingest(self) -> None:
         for job in self._indexing:
             job.cancel.cancel()
@@ -117,6 +129,7 @@ class LibraryController(QObject):
             if not (quiet and report.count(Outcome.UNCHANGED) == len(report.outcomes)):
                 self.message.emit(summarize(report))
             self.ingest_finished.emit(report)
+            self.watch_folders()  # a new folder, or new sub-folders
         self.refresh()
 
     def _ingest_failed(self, exc: Exception, job: Job) -> None:

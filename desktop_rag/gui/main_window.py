@@ -155,6 +155,8 @@ class MainWindow(QMainWindow):
         self.writer.submit("warm-up", lambda _j: warm_up(self.services))
         if self.services.ctx.settings.ingest.sync_on_start:
             self.library.sync(quiet=True)  # files added, changed or deleted while it was closed
+        else:
+            self.library.watch_folders()  # (a sync starts watching when it ends)
 
     # ---- library ------------------------------------------------------------------------
     def add_files(self) -> None:
@@ -256,6 +258,7 @@ class MainWindow(QMainWindow):
         if reload:
             self.llm.submit("reload", lambda _j: drop_engine(self.services))
             self.chat.load_engine_info()
+        self.library.watch_folders()
         self.statusBar().showMessage("Settings saved", 5000)
 
     # ---- shutdown -----------------------------------------------------------------------

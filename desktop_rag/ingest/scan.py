@@ -84,3 +84,25 @@ def walk(root: Path) -> list[Path]:
         dirs[:] = sorted(d for d in dirs if not _hidden(d))
         files.extend(Path(folder) / n for n in sorted(names) if not n.startswith("."))
     return files
+
+
+def folders_below(roots: list[str], limit: int) -> list[str]:
+    """`roots` and the non-hidden folders below them (symlinks followed once), at most `limit`
+    in all, shallowest first: what a watcher of those roots watches."""
+    found: list[str] = []
+    visited: set[tuple[int, int]] = set()
+    level = [Path(r) for r in roots]
+    while level and len(found) < limit:
+        below: list[Path] = []
+        for folder in level:
+            try:
+                st = os.stat(folder)
+                if (st.st_dev, st.st_ino) in visited:
+                    continue
+                visited.add((st.st_dev, st.st_ino))
+                below += sorted(e for e in folder.iterdir() if e.is_dir() and not _hidden(e.name))
+            except OSError:
+                continue
+            found.append(str(folder))
+        level = below
+    return found[:limit]

@@ -137,6 +137,14 @@ class LibraryService:
                       for d in self.ctx.catalog.documents_under(folder))
         return FOLDER_EMPTY if empty and indexed else None
 
+    def folders_to_watch(self, limit: int = 2000) -> list[str]:
+        """The followed folders that are present and the folders below them (at most `limit`):
+        what the app watches for changes while it is open."""
+        from desktop_rag.ingest.scan import folders_below
+
+        present = [f for f in self.ctx.catalog.followed().folders() if os.path.isdir(f)]
+        return folders_below(present, limit)
+
     def followed_folders(self) -> list[FollowedFolder]:
         """The folders a sync walks, with how many indexed documents each holds."""
         catalog = self.ctx.catalog
