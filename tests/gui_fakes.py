@@ -74,6 +74,7 @@ class FakeServices:
         self.threads: set[str] = set()
         self.scopes: list[DocScope] = []
         self.syncs = 0
+        self.sync_extra: list[FileOutcome] = []  # outcomes a sync reports besides unchanged
         self.followed: list[FollowedFolder] = []
         self.lock = threading.Lock()
 
@@ -118,8 +119,9 @@ class FakeServices:
         self.syncs += 1
         with self.lock:
             docs = list(self.docs.values())
-        return IngestReport(tuple(
-            FileOutcome(d.path, Outcome.UNCHANGED, doc_id=d.doc_id) for d in docs
+        return IngestReport((
+            *(FileOutcome(d.path, Outcome.UNCHANGED, doc_id=d.doc_id) for d in docs),
+            *self.sync_extra,
         ))
 
     def followed_folders(self) -> list[FollowedFolder]:

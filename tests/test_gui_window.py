@@ -15,7 +15,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from desktop_rag.config import load_settings
-from desktop_rag.domain import DocScope, FollowedFolder
+from desktop_rag.domain import DocScope, FileOutcome, FollowedFolder, Outcome
 from desktop_rag.gui.folders_dialog import FoldersDialog
 from desktop_rag.gui.main_window import MainWindow
 from desktop_rag.gui.probe import LatencyProbe
@@ -199,6 +199,14 @@ def test_the_library_is_synced_quietly_at_start_and_on_f5(qtbot, window, fake, t
         qtbot.keyClick(window, Qt.Key.Key_F5)
     assert fake.syncs == 2
     assert window.statusBar().currentMessage() == "Library: 1 unchanged"
+    window.statusBar().clearMessage()
+    fake.sync_extra = [FileOutcome("/x/photo.jpg", Outcome.SKIPPED, "unsupported file type"),
+                       FileOutcome("/x/bad.pdf", Outcome.FAILED, "not a readable PDF")]
+    for expected in ("Library: 1 unchanged, 1 skipped, 1 failed", ""):  # a failure is news once
+        with qtbot.waitSignal(window.library.ingest_finished, timeout=20000):
+            window.library.sync(quiet=True)
+        assert window.statusBar().currentMessage() == expected
+        window.statusBar().clearMessage()
 
 
 def test_progress_stays_until_the_last_indexing_job_ends(qtbot, window, fake, tmp_path):

@@ -22,6 +22,7 @@ from desktop_rag.gui.workers import Job, SerialWorker
 from desktop_rag.progress import ProgressEvent
 
 log = logging.getLogger(__name__)
+CHANGES = frozenset({Outcome.INDEXED, Outcome.UPDATED, Outcome.MOVED, Outcome.REMOVED})
 
 
 def summarize(report: IngestReport) -> str:
@@ -125,9 +126,9 @@ class LibraryController(QObject):
     def _ingested(self, report: object, job: Job | None = None, quiet: bool = False) -> None:
         self._indexing_ended(job)
         if isinstance(report, IngestReport):
-            self._record(report.outcomes)
-            if not (quiet and report.count(Outcome.UNCHANGED) == len(report.outcomes)):
+            if not quiet or self._news_in(report):
                 self.message.emit(summarize(report))
+            self._record(report.outcomes)
             self.ingest_finished.emit(report)
             self.watch_folders()  # a new folder, or new sub-folders
         self.refresh()
@@ -136,6 +137,12 @@ class LibraryController(QObject):
         self._indexing_ended(job)
         self.writer.error.emit(exc)
         self.refresh()
+
+    def _news_in(self, report: IngestReport) -> bool:
+        """Whether a quiet sync has something to say: a document added, changed, moved or
+        removed, or a failure not shown yet (unchanged and skipped files are not news)."""
+        return any(o.outcome in CHANGES or (o.outcome is Outcome.FAILED and o.path not in
+                                            self.failures) for o in report.outcomes)
 
     def _record(self, outcomes: Sequence[FileOutcome]) -> None:
         for outcome in outcomes:
