@@ -82,6 +82,16 @@ def test_library_rows_merge_failures_not_in_catalog() -> None:
         ("A", "indexed", None), ("bad.pdf", "failed", "damaged")]
 
 
+def test_a_note_has_no_page_count_in_the_library() -> None:
+    from desktop_rag.gui.library_model import _display
+
+    note = Document("n1", "/n.md", "N", DocKind.MARKDOWN, "s", 1, 0.0, 0, 1, DocStatus.INDEXED)
+    pdf = Document("p1", "/p.pdf", "P", DocKind.PDF, "s", 1, 0.0, 12, 30, DocStatus.INDEXED)
+    note_row, pdf_row = merge_rows([note, pdf], [])
+    assert [_display(note_row, c) for c in range(4)] == ["N", "markdown", "\u2013", "1"]
+    assert _display(pdf_row, 2) == "12"
+
+
 def test_adapters_read_the_facade_records() -> None:
     from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
     from desktop_rag.services.core import CoreDoc, CoreStatus

@@ -120,7 +120,8 @@ def _display(row: LibraryRow, column: int) -> str:
         return f"failed: {row.error}" if row.failed else row.status
     if column == 5:
         return "pinned" if row.is_core else ""
-    values = (row.title, row.kind, str(row.pages), str(row.chunks))
+    pages = str(row.pages) if row.pages else "\u2013"  # a note has no pages
+    values = (row.title, row.kind, pages, str(row.chunks))
     return values[column]
 
 
