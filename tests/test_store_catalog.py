@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.domain import Chunk, DocKind, DocScope, DocStatus, Document, LineBox
-from desktop_rag.store.catalog import Catalog, searchable_title
+from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.catalog_steps import searchable_title
 from desktop_rag.store.sparse import match_query, words
 
 

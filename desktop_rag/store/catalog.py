@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
 import threading
 from collections.abc import Collection, Iterator, Sequence
@@ -22,6 +21,14 @@ from pathlib import Path
 from desktop_rag.domain import Chunk, DocStatus, Document, PageRefs
 from desktop_rag.errors import StoreError
 from desktop_rag.store import schema
+from desktop_rag.store.catalog_steps import (
+    begin_remove,
+    drop_unindexed,
+    holes,
+    searchable_title,
+    supersede,
+    with_status,
+)
 from desktop_rag.store.followed import FollowedFolders
 from desktop_rag.store.sparse import FtsSparseIndex
 
@@ -139,7 +146,7 @@ class Catalog:
             return []
         sql = (
             "SELECT c.chunk_id, c.pages, d.pages FROM chunks c JOIN documents d"
-            f" ON d.doc_id = c.doc_id WHERE d.doc_id IN ({_holes(len(ids))})"
+            f" ON d.doc_id = c.doc_id WHERE d.doc_id IN ({holes(len(ids))})"
             " AND d.status = 'indexed' ORDER BY c.doc_id, c.ordinal"
         )
         return [
@@ -190,16 +197,16 @@ class Catalog:
     # ---- writes ----------------------------------------------------------------------------
     def add_pending(self, doc: Document, chunks: Sequence[Chunk]) -> None:
         """Step 1: the document row (pending) and its chunks, without FTS rows."""
-        pending = _with(doc, status=DocStatus.PENDING, chunks=len(chunks))
+        pending = with_status(doc, status=DocStatus.PENDING, chunks=len(chunks))
         with self._tx() as conn:
-            _drop_unindexed(conn, doc.doc_id)
+            drop_unindexed(conn, doc.doc_id)
             conn.execute(
-                f"INSERT INTO documents({schema.DOC_COLUMNS}) VALUES ({_holes(13)})",
+                f"INSERT INTO documents({schema.DOC_COLUMNS}) VALUES ({holes(13)})",
                 schema.document_params(pending),
             )
             conn.executemany(
                 "INSERT INTO chunks(chunk_id, doc_id, ordinal, text, pages, char_start, char_end,"
-                f" bboxes, heading, token_count, text_sha) VALUES ({_holes(11)})",
+                f" bboxes, heading, token_count, text_sha) VALUES ({holes(11)})",
                 [schema.chunk_params(c, text_sha(c.text)) for c in chunks],
             )
 
@@ -220,15 +227,15 @@ class Catalog:
                 " WHERE doc_id = ?",
                 (now_iso(), doc_id),
             )
-            return _supersede(conn, doc_id)
+            return supersede(conn, doc_id)
 
     def record_failed(self, doc: Document) -> None:
         with self._tx() as conn:
-            _drop_unindexed(conn, doc.doc_id)
+            drop_unindexed(conn, doc.doc_id)
             conn.execute("DELETE FROM documents WHERE path = ? AND status = 'failed'", (doc.path,))
-            failed = _with(doc, status=DocStatus.FAILED, chunks=0)
+            failed = with_status(doc, status=DocStatus.FAILED, chunks=0)
             conn.execute(
-                f"INSERT INTO documents({schema.DOC_COLUMNS}) VALUES ({_holes(13)})",
+                f"INSERT INTO documents({schema.DOC_COLUMNS}) VALUES ({holes(13)})",
                 schema.document_params(failed),
             )
 
@@ -251,7 +258,7 @@ class Catalog:
                 " (SELECT id FROM chunks WHERE doc_id = ?)",
                 (searchable_title(str(kept), path), doc_id),
             )
-            return _supersede(conn, doc_id)
+            return supersede(conn, doc_id)
 
     def touch(self, doc_id: str, size: int, mtime: float) -> None:
         with self._tx() as conn:
@@ -261,7 +268,7 @@ class Catalog:
 
     def begin_remove(self, doc_id: str) -> None:
         with self._tx() as conn:
-            _begin_remove(conn, doc_id)
+            begin_remove(conn, doc_id)
 
     def finish_remove(self, doc_id: str) -> None:
         with self._tx() as conn:
@@ -278,56 +285,3 @@ def _store_errors(db_path: Path) -> Iterator[None]:
             f"Cannot write the library catalog {db_path}: {exc}",
             "check free disk space and permissions; the library is left as it was",
         ) from exc
-
-
-def searchable_title(title: str, path: str) -> str:
-    """The title as the keyword index sees it: with the file's name when the title does not
-    already say it ("0000320187-21-000028" for NIKE_2021_10K.pdf), since people search for a
-    file by what they called it."""
-    named = re.split(r"[\W_]+", Path(path).stem.lower())
-    have = set(re.split(r"[\W_]+", title.lower()))
-    extra = [w for w in named if w and w not in have]
-    return f"{title} {' '.join(extra)}" if extra else title
-
-
-def _holes(n: int) -> str:
-    return ",".join("?" * n)
-
-
-def _with(doc: Document, status: DocStatus, chunks: int) -> Document:
-    from dataclasses import replace
-
-    return replace(doc, status=status, chunks=chunks)
-
-
-def _drop_unindexed(conn: sqlite3.Connection, doc_id: str) -> None:
-    """Clears a leftover pending/failed row of the same id (never an indexed one)."""
-    row = conn.execute("SELECT status FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
-    if row is not None and row[0] in ("indexed", "removing"):
-        raise ValueError(f"document {doc_id} is {row[0]}; remove it before adding it again")
-    conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
-    conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
-
-
-def _begin_remove(conn: sqlite3.Connection, doc_id: str) -> None:
-    row = conn.execute("SELECT status FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
-    if row is None:
-        return
-    if row[0] == "indexed":
-        conn.execute(
-            "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)",
-            (doc_id,),
-        )
-    conn.execute("UPDATE documents SET status = 'removing' WHERE doc_id = ?", (doc_id,))
-
-
-def _supersede(conn: sqlite3.Connection, doc_id: str) -> list[str]:
-    rows = conn.execute(
-        "SELECT doc_id FROM documents WHERE path = (SELECT path FROM documents WHERE doc_id = ?)"
-        " AND doc_id != ?",
-        (doc_id, doc_id),
-    ).fetchall()
-    old = [str(r[0]) for r in rows]
-    for other in old:
-        _begin_remove(conn, other)
-    return old
