@@ -1,4 +1,4 @@
-"""The only module that imports llama_cpp: a local GGUF chat model as a `ChatEngine`.
+"""A local GGUF chat model as a `ChatEngine`, through llama_cpp (loaded by llama_loading).
 
 Besides `generate`, the engine exposes what the CAG core cache needs: rendering with the GGUF's
 own chat template, exact tokenization, and saving/restoring the KV state with llama.cpp's state
@@ -12,55 +12,26 @@ import contextlib
 import ctypes
 import hashlib
 import logging
-import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from desktop_rag.errors import LLMError
 from desktop_rag.llm.generation import StreamingRun
+from desktop_rag.llm.llama_loading import (
+    EngineOptions,
+    chat_formatter,
+    chat_template,
+    gpu_offload_supported,
+    library_version,
+    llama_cpp_module,
+    load_model,
+)
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatMessage, Generation, TokenCallback
 
 log = logging.getLogger(__name__)
-
-
-def _lib() -> Any:
-    # Busy-waiting OpenMP threads starve everything else on a small shared CPU (measured on 2
-    # loaded cores: 0.8 tokens/s spinning vs 23 passive). libgomp reads this when it loads.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    import llama_cpp
-
-    return llama_cpp
-
-
-def gpu_offload_supported() -> bool:
-    """Whether this llama.cpp build can offload layers to a GPU (False if it is not installed)."""
-    try:
-        return bool(_lib().llama_supports_gpu_offload())
-    except ImportError:
-        return False
-
-
-def library_version() -> str:
-    """The installed llama-cpp-python version, without importing it ('' if absent)."""
-    try:
-        return metadata.version("llama-cpp-python")
-    except metadata.PackageNotFoundError:
-        return ""
-
-
-@dataclass(frozen=True, slots=True)
-class EngineOptions:
-    model_path: Path
-    gpu_layers: int = 0  # -1: all layers
-    context_size: int = 8192
-    threads: int = 2
-    batch_size: int = 512
-    temperature: float = 0.0
-    kv_type: str = "f16"  # llama.cpp's default K and V cache type
+__all__ = ["EngineOptions", "LlamaEngine", "gpu_offload_supported", "library_version"]
 
 
 EVAL_STEP = 128  # prompt tokens per step (as fast as 512 on a CPU); light calls run in between
@@ -71,7 +42,7 @@ class _AbortHook:
     """llama.cpp's abort callback: stops a running decode (prefill) when the token is cancelled."""
 
     def __init__(self, ctx: Any) -> None:
-        lib = _lib()
+        lib = llama_cpp_module()
         self.cancel: CancelToken | None = None
         self._callback = _ABORT_CALLBACK(self._should_abort)  # keep a reference
         setter = lib.llama_cpp._lib.llama_set_abort_callback
@@ -103,12 +74,12 @@ class LlamaEngine:
         self.name = options.model_path.name
         self.gpu_offload = options.gpu_layers != 0 and gpu_offload_supported()
         self.context_size = options.context_size
-        self._llm = _load(options)
+        self._llm = load_model(options)
         self._vocab = self._llm._model.vocab
         self._abort = _AbortHook(self._llm.ctx)
-        self._template = _chat_template(self._llm)
+        self._template = chat_template(self._llm)
         self.template_hash = hashlib.sha256(self._template.encode()).hexdigest()[:16]
-        self._formatter = _formatter(self._llm, self._template)
+        self._formatter = chat_formatter(self._llm, self._template)
         # Called between steps of a long prompt evaluation (the compute thread's light calls).
         self.between_steps: Callable[[], object] | None = None
 
@@ -213,11 +184,11 @@ class LlamaEngine:
         keep = self.reusable_prefix(tokens)
         self._llm.n_tokens = keep
         self._llm.eval(list(tokens[keep:]))
-        logits = _lib().llama_get_logits_ith(self._llm.ctx, -1)
+        logits = llama_cpp_module().llama_get_logits_ith(self._llm.ctx, -1)
         return [float(logits[t]) for t in candidates]
 
     def is_end(self, token: int) -> bool:
-        return bool(_lib().llama_vocab_is_eog(self._vocab, token))
+        return bool(llama_cpp_module().llama_vocab_is_eog(self._vocab, token))
 
     def piece(self, token: int) -> bytes:
         return bytes(self._llm.detokenize([token]))
@@ -238,7 +209,7 @@ class LlamaEngine:
 
     def save_state(self, path: Path) -> None:
         """Writes the KV cache and its tokens with llama_state_save_file."""
-        lib = _lib()
+        lib = llama_cpp_module()
         n = int(self._llm.n_tokens)
         tokens = (lib.llama_token * n)(*self._llm.input_ids[:n].tolist())
         if not lib.llama_state_save_file(self._llm.ctx, str(path).encode(), tokens, n):
@@ -246,7 +217,7 @@ class LlamaEngine:
 
     def load_state(self, path: Path, expected: Sequence[int]) -> bool:
         """Restores a state file; False (and an empty cache) unless it holds exactly `expected`."""
-        lib = _lib()
+        lib = llama_cpp_module()
         capacity = max(len(expected), 1)
         tokens = (lib.llama_token * capacity)()
         count = ctypes.c_size_t(0)
@@ -276,85 +247,3 @@ class LlamaEngine:
 
     def close(self) -> None:
         self._llm.close()
-
-
-def amx_kernels_active() -> bool:
-    """Whether llama.cpp's AMX matrix kernels would run: the build has them and the CPU has AMX.
-
-    Those kernels crash (SIGSEGV in ggml_backend_amx_mul_mat) on multi-token batches on the
-    machines this was developed on, so the engine then loads without extra buffer types.
-    """
-    info = bytes(_lib().llama_print_system_info()).decode(errors="replace")
-    if "AMX_INT8 = 1" not in info:
-        return False
-    try:
-        return "amx_int8" in Path("/proc/cpuinfo").read_text(errors="replace")
-    except OSError:
-        return True
-
-
-@contextlib.contextmanager
-def _extra_buffers(enabled: bool) -> Iterator[None]:
-    """Loads with `use_extra_bufts` set; llama-cpp-python's constructor has no argument for it."""
-    module = _lib().llama_cpp
-    original = module.llama_model_default_params
-
-    def params() -> Any:
-        value = original()
-        value.use_extra_bufts = enabled
-        return value
-
-    module.llama_model_default_params = params
-    try:
-        yield
-    finally:
-        module.llama_model_default_params = original
-
-
-def _load(options: EngineOptions) -> Any:
-    extra = not amx_kernels_active()
-    if not extra:
-        log.info("AMX kernels present: loading without extra buffer types (they crash)")
-    try:
-        with _extra_buffers(extra):
-            return _lib().Llama(
-                model_path=str(options.model_path),
-                n_gpu_layers=options.gpu_layers,
-                n_ctx=options.context_size,
-                n_batch=options.batch_size,
-                n_ubatch=options.batch_size,
-                n_threads=options.threads,
-                n_threads_batch=options.threads,
-                verbose=False,
-            )
-    except (ValueError, RuntimeError) as exc:
-        raise LLMError(
-            f"Could not load the chat model {options.model_path.name}: {exc}",
-            "the file may be damaged, or too large for the memory; try llm.context_size lower",
-        ) from exc
-
-
-CHATML = (
-    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
-    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
-
-
-def _chat_template(llm: Any) -> str:
-    template = llm.metadata.get("tokenizer.chat_template")
-    if not template:
-        log.warning("%s has no chat template; using ChatML", llm.model_path)
-        return CHATML
-    return str(template)
-
-
-def _formatter(llm: Any, template: str) -> Any:
-    from llama_cpp import llama_chat_format
-
-    def text(token: int) -> str:
-        return str(llm._model.token_get_text(token)) if token != -1 else ""
-
-    eos, bos = llm.token_eos(), llm.token_bos()
-    return llama_chat_format.Jinja2ChatFormatter(
-        template=template, eos_token=text(eos), bos_token=text(bos), stop_token_ids=[eos]
-    )

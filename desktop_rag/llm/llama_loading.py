@@ -1,0 +1,136 @@
+"""The only module that imports llama_cpp: loading a GGUF model (with the work-arounds its
+kernels need) and the build's capabilities, for `llama_adapter.LlamaEngine`."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from desktop_rag.errors import LLMError
+
+log = logging.getLogger(__name__)
+
+
+def llama_cpp_module() -> Any:
+    # Busy-waiting OpenMP threads starve everything else on a small shared CPU (measured on 2
+    # loaded cores: 0.8 tokens/s spinning vs 23 passive). libgomp reads this when it loads.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import llama_cpp
+
+    return llama_cpp
+
+
+def gpu_offload_supported() -> bool:
+    """Whether this llama.cpp build can offload layers to a GPU (False if it is not installed)."""
+    try:
+        return bool(llama_cpp_module().llama_supports_gpu_offload())
+    except ImportError:
+        return False
+
+
+def library_version() -> str:
+    """The installed llama-cpp-python version, without importing it ('' if absent)."""
+    try:
+        return metadata.version("llama-cpp-python")
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOptions:
+    model_path: Path
+    gpu_layers: int = 0  # -1: all layers
+    context_size: int = 8192
+    threads: int = 2
+    batch_size: int = 512
+    temperature: float = 0.0
+    kv_type: str = "f16"  # llama.cpp's default K and V cache type
+
+
+
+def amx_kernels_active() -> bool:
+    """Whether llama.cpp's AMX matrix kernels would run: the build has them and the CPU has AMX.
+
+    Those kernels crash (SIGSEGV in ggml_backend_amx_mul_mat) on multi-token batches on the
+    machines this was developed on, so the engine then loads without extra buffer types.
+    """
+    info = bytes(llama_cpp_module().llama_print_system_info()).decode(errors="replace")
+    if "AMX_INT8 = 1" not in info:
+        return False
+    try:
+        return "amx_int8" in Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return True
+
+
+@contextlib.contextmanager
+def _extra_buffers(enabled: bool) -> Iterator[None]:
+    """Loads with `use_extra_bufts` set; llama-cpp-python's constructor has no argument for it."""
+    module = llama_cpp_module().llama_cpp
+    original = module.llama_model_default_params
+
+    def params() -> Any:
+        value = original()
+        value.use_extra_bufts = enabled
+        return value
+
+    module.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        module.llama_model_default_params = original
+
+
+def load_model(options: EngineOptions) -> Any:
+    extra = not amx_kernels_active()
+    if not extra:
+        log.info("AMX kernels present: loading without extra buffer types (they crash)")
+    try:
+        with _extra_buffers(extra):
+            return llama_cpp_module().Llama(
+                model_path=str(options.model_path),
+                n_gpu_layers=options.gpu_layers,
+                n_ctx=options.context_size,
+                n_batch=options.batch_size,
+                n_ubatch=options.batch_size,
+                n_threads=options.threads,
+                n_threads_batch=options.threads,
+                verbose=False,
+            )
+    except (ValueError, RuntimeError) as exc:
+        raise LLMError(
+            f"Could not load the chat model {options.model_path.name}: {exc}",
+            "the file may be damaged, or too large for the memory; try llm.context_size lower",
+        ) from exc
+
+
+CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def chat_template(llm: Any) -> str:
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        log.warning("%s has no chat template; using ChatML", llm.model_path)
+        return CHATML
+    return str(template)
+
+
+def chat_formatter(llm: Any, template: str) -> Any:
+    from llama_cpp import llama_chat_format
+
+    def text(token: int) -> str:
+        return str(llm._model.token_get_text(token)) if token != -1 else ""
+
+    eos, bos = llm.token_eos(), llm.token_bos()
+    return llama_chat_format.Jinja2ChatFormatter(
+        template=template, eos_token=text(eos), bos_token=text(bos), stop_token_ids=[eos]
+    )
