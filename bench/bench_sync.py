@@ -12,6 +12,7 @@ deleted, with its outcome counts.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -56,9 +57,10 @@ def measure(folder: Path, data: Path, notes: int, profile: str) -> dict[str, Any
         first = time.perf_counter() - start
         idle = [_timed_sync(services)[0] for _ in range(3)]
         few = max(1, notes // 100)
+        then = time.time() - 60  # changed a minute ago: a sync leaves fresher files for later
         for n in range(few):
-            write_note(folder, n, edit=" Edited.")
-            write_note(folder, notes + n)
+            for path in (write_note(folder, n, edit=" Edited."), write_note(folder, notes + n)):
+                os.utime(path, (then, then))
             (folder / f"area{(n + 50) % 20:02d}" / f"note{n + 50:05d}.md").unlink()
         seconds, counts = _timed_sync(services)
     finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -98,7 +99,9 @@ def test_a_new_window_catches_up_with_a_followed_folder(qtbot, services, tmp_pat
     folder.mkdir()
     (folder / "first.md").write_text("# First\n\nThe lighthouse keeper logs the fog.\n")
     assert not services.ingest([folder]).failed
-    (folder / "second.md").write_text("# Second\n\nThe harbour pilot reads the tides.\n")
+    second = folder / "second.md"
+    second.write_text("# Second\n\nThe harbour pilot reads the tides.\n")
+    os.utime(second, (time.time() - 60, time.time() - 60))  # written while the app was closed
     win = MainWindow(services, interactive=False)
     qtbot.addWidget(win)
     win.show()

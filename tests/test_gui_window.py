@@ -19,6 +19,7 @@ from desktop_rag.domain import DocScope, FileOutcome, FollowedFolder, Outcome
 from desktop_rag.gui.folders_dialog import FoldersDialog
 from desktop_rag.gui.main_window import MainWindow
 from desktop_rag.gui.probe import LatencyProbe
+from desktop_rag.ingest.planner import BEING_WRITTEN
 
 pytestmark = pytest.mark.gui
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -254,6 +255,17 @@ def test_a_change_in_a_followed_folder_syncs_once_it_settles(qtbot, window, fake
     fake.ctx.settings.ingest.watch_folders = False
     window.library.watch_folders()
     assert window.library.watcher.watched() == []
+
+
+def test_a_file_left_for_later_brings_another_sync(qtbot, window, fake) -> None:
+    qtbot.waitUntil(lambda: fake.syncs == 1 and not window.writer.busy)
+    fake.sync_extra = [FileOutcome("/x/big.pdf", Outcome.SKIPPED, BEING_WRITTEN)]
+    window.library.sync(quiet=True)
+    qtbot.waitUntil(lambda: fake.syncs == 2)
+    fake.sync_extra = []  # the copy has ended
+    qtbot.waitUntil(lambda: fake.syncs == 3, timeout=10000)  # asked for by the watcher
+    qtbot.wait(2000)
+    assert fake.syncs == 3
 
 
 def test_no_sync_at_start_when_the_setting_is_off(qtbot, fake) -> None:

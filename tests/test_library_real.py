@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +25,13 @@ from desktop_rag.testing import HashEmbedder, WordTokenCounter
 from tests.ingest_docs import KNOWN, NOTE, make_pdf, write_note
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def aged(path: Path) -> Path:
+    """As if written a minute ago: a sync leaves files changed a moment ago for later."""
+    then = time.time() - 60
+    os.utime(path, (then, then))
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -197,7 +205,7 @@ def test_cli_sync_follows_the_folder_through_real_chroma(
     base = ["--data-dir", str(data_dir)]
     assert main([*base, "ingest", str(folder)]) == 0
     capsys.readouterr()
-    write_note(folder / "birds.md", "# Birds\n\nThe kestrel hovers over the motorway verge.")
+    aged(write_note(folder / "birds.md", "# Birds\n\nThe kestrel hovers over the verge."))
     (folder / "vault" / "garden.md").unlink()
     assert main([*base, "sync", "--json"]) == 0
     synced = json.loads(capsys.readouterr().out)
@@ -210,7 +218,7 @@ def test_cli_sync_follows_the_folder_through_real_chroma(
     assert main([*base, "sync"]) == 0
     human = capsys.readouterr().out
     assert human.startswith("Everything is up to date.\n\n2 unchanged in "), human
-    (folder / "birds.md").write_text("# Birds\n\nThe heron waits.", encoding="utf-8")
+    aged(write_note(folder / "birds.md", "# Birds\n\nThe heron waits."))
     assert main([*base, "sync"]) == 0
     human = capsys.readouterr().out
     assert human.startswith(f"updated   {folder / 'birds.md'} (1 chunk)\n"), human

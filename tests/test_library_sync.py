@@ -4,17 +4,27 @@ Chroma is in test_library_real.py."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
 from desktop_rag.domain import FollowedFolder, Outcome
+from desktop_rag.ingest.planner import BEING_WRITTEN
 from desktop_rag.progress import CancelToken, ProgressEvent
 from desktop_rag.services import Services
+from desktop_rag.services import library as library_module
 from desktop_rag.services.library import FILE_MISSING, FOLDER_EMPTY, FOLDER_MISSING
 from desktop_rag.store.followed import is_within
 from tests.ingest_docs import NOTE, make_pdf, write_note
+
+
+@pytest.fixture(autouse=True)
+def no_settling(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files written by a test are synced at once (the wait for fresh files is tested alone)."""
+    monkeypatch.setattr(library_module, "SYNC_SETTLE_S", 0.0)
 
 
 @pytest.fixture
@@ -139,6 +149,20 @@ def test_an_emptied_followed_folder_keeps_its_documents(
     assert {o.outcome for o in services.sync().outcomes} == {Outcome.UNCHANGED}
     shutil.rmtree(papers / "notes")
     assert by_name(services.sync())["garden.md"][0] == "removed"  # not empty: a real deletion
+
+
+def test_a_file_still_being_written_waits_for_the_next_sync(
+    services: Services, papers: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(library_module, "SYNC_SETTLE_S", 2.0)
+    services.ingest([papers])
+    fresh = write_note(papers / "download.md", "# Download\n\nHalf of it so far")
+    assert by_name(services.sync())["download.md"] == ("skipped", BEING_WRITTEN)
+    assert "download.md" not in names(services)
+    os.utime(fresh, (time.time() - 10, time.time() - 10))  # the copy has ended
+    assert by_name(services.sync())["download.md"] == ("indexed", None)
+    newer = write_note(papers / "typed.md", "# Typed\n\nSaved just now.")
+    assert by_name(services.ingest([newer]))["typed.md"] == ("indexed", None)  # named: at once
 
 
 def test_a_sync_rechecks_files_added_one_by_one(

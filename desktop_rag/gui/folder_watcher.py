@@ -34,6 +34,11 @@ class FolderWatcher(QObject):
             if refused:  # e.g. the system's limit of watches is reached
                 log.warning("cannot watch %d folders, e.g. %s", len(refused), refused[0])
 
+    def poke(self) -> None:
+        """Asks for a sync after the quiet interval, as a change would (a file still being
+        written when the last sync ran)."""
+        self._quiet.start()
+
     def watched(self) -> Sequence[str]:
         return sorted(self._watcher.directories())
 

@@ -19,6 +19,7 @@ from desktop_rag.gui.library_model import merge_rows
 from desktop_rag.gui.library_panel import LibraryPanel
 from desktop_rag.gui.progress_bar import TaskProgress
 from desktop_rag.gui.workers import Job, SerialWorker
+from desktop_rag.ingest.planner import BEING_WRITTEN
 from desktop_rag.progress import ProgressEvent
 
 log = logging.getLogger(__name__)
@@ -131,6 +132,8 @@ class LibraryController(QObject):
             self._record(report.outcomes)
             self.ingest_finished.emit(report)
             self.watch_folders()  # a new folder, or new sub-folders
+            if any(o.reason == BEING_WRITTEN for o in report.outcomes):
+                self.watcher.poke()  # read it once it has been left alone
         self.refresh()
 
     def _ingest_failed(self, exc: Exception, job: Job) -> None:

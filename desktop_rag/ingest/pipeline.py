@@ -97,13 +97,15 @@ class Ingestor:
         self.writer = DocumentWriter(catalog, vectors, self.embedder, self.cancel, self.stats)
 
     def run(
-        self, paths: Sequence[str | Path], removed: Collection[str] = frozenset()
+        self, paths: Sequence[str | Path], removed: Collection[str] = frozenset(),
+        settle_s: float = 0.0,
     ) -> IngestReport:
-        """Ingests `paths`; files in `removed` that a folder walk finds are passed over."""
+        """Ingests `paths`; files in `removed` that a folder walk finds are passed over, and
+        files changed in the last `settle_s` seconds are left for later (see Planner)."""
         recovery.resume(self.catalog, self.vectors, self.embedder)
         self._emit("scan", message="looking for files")
         found = scan(list(paths), removed)
-        planner = Planner(self.catalog, ocr_on=self.ocr is not None)
+        planner = Planner(self.catalog, ocr_on=self.ocr is not None, settle_s=settle_s)
         for item in found.files:
             planner.add(item)
         outcomes = [*found.outcomes, *planner.plan.outcomes]

@@ -6,6 +6,8 @@
   if that path still exists: skipped as a duplicate;
 - anything else: extracted, chunked and embedded (indexed, or updated when the path had an
   older version).
+A sync (not an explicit ingestion) leaves a file changed in the last `settle_s` seconds for the
+next sync: it may still be being copied or downloaded, and a half-written PDF would fail.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +23,8 @@ from desktop_rag.domain import DocStatus, Document, FileOutcome, Outcome
 from desktop_rag.ingest.loaders import failed_for_want_of_ocr, kind_of
 from desktop_rag.ingest.scan import Found
 from desktop_rag.store.catalog import Catalog
+
+BEING_WRITTEN = "changed a moment ago (still being copied?); it is read at the next sync"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +62,10 @@ def file_sha256(path: Path) -> str:
 
 
 class Planner:
-    def __init__(self, catalog: Catalog, ocr_on: bool = False) -> None:
+    def __init__(self, catalog: Catalog, ocr_on: bool = False, settle_s: float = 0.0) -> None:
         self.catalog = catalog
         self.ocr_on = ocr_on  # scans that failed for want of OCR are read again
+        self.settle_s = settle_s  # files changed more recently wait for the next sync
         self.plan = Plan([], [], [])
         self._claimed: dict[str, Path] = {}  # sha -> first path of this run
 
@@ -84,6 +90,8 @@ class Planner:
             current = self._indexed_at(name)
             if current and (current.size, current.mtime) == (st.st_size, st.st_mtime):
                 return _unchanged(current)
+            if 0 <= time.time() - st.st_mtime < self.settle_s:
+                return FileOutcome(name, Outcome.SKIPPED, BEING_WRITTEN)
             failed = self._failed_at(name)
             if failed and (failed.size, failed.mtime) == (st.st_size, st.st_mtime) and not (
                 self.ocr_on and failed_for_want_of_ocr(failed.error)

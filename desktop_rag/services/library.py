@@ -33,6 +33,7 @@ FOLDER_EMPTY = (
     "folder is empty (a drive not mounted?); its documents are kept: remove the folder from the "
     "library if its files were deleted"
 )
+SYNC_SETTLE_S = 2.0  # a sync leaves files changed more recently for the next one
 FILE_MISSING = (
     "file not found (moved, or on a drive not mounted); its document is kept: remove it from "
     "the library if it is gone for good"
@@ -67,11 +68,11 @@ class LibraryService:
 
         with self.writer_lock:
             self.ctx.catalog.followed().take_back([str(absolute(p)) for p in paths])
-            return self._ingest(paths, progress, cancel, frozenset())
+            return self._ingest(paths, progress, cancel, frozenset(), 0.0)
 
     def _ingest(
         self, paths: Sequence[str | Path], progress: ProgressCallback,
-        cancel: CancelToken | None, removed: Collection[str],
+        cancel: CancelToken | None, removed: Collection[str], settle_s: float,
     ) -> IngestReport:
         from desktop_rag.ingest.memory import MemoryBudget
         from desktop_rag.ingest.ocr import ocr_config
@@ -88,7 +89,7 @@ class LibraryService:
                 ocr_config(ctx.settings.ingest), ctx.settings.ingest.ocr_processes,
             )
             try:
-                report = ingestor.run(paths, removed)
+                report = ingestor.run(paths, removed, settle_s)
             finally:
                 self._refresh_sparse()
             if not ingestor.cancel.cancelled:
@@ -117,9 +118,8 @@ class LibraryService:
                     if not os.path.lexists(p)]
         with self.writer_lock:
             removed = self.ctx.catalog.followed().removed_files()
-            report = self._ingest(present, progress, cancel, removed) if present else (
-                IngestReport(())
-            )
+            report = (self._ingest(present, progress, cancel, removed, SYNC_SETTLE_S)
+                      if present else IngestReport(()))
         outcomes = sorted([*report.outcomes, *missing], key=lambda o: o.path)
         return IngestReport(tuple(outcomes), report.seconds, report.embedded_chunks)
 
