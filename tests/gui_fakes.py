@@ -128,6 +128,14 @@ class FakeServices:
         with self.lock:
             return list(self.followed)
 
+    def unfollow(self, paths: Sequence[str | Path]) -> list[FileOutcome]:
+        self._seen()
+        wanted = {str(p) for p in paths}
+        with self.lock:
+            gone = [f for f in self.followed if f.path in wanted]
+            self.followed = [f for f in self.followed if f.path not in wanted]
+        return [FileOutcome(f.path, Outcome.REMOVED, "no longer followed") for f in gone]
+
     def folders_to_watch(self, limit: int = 2000) -> list[str]:
         with self.lock:
             return [f.path for f in self.followed if f.present][:limit]

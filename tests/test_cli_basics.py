@@ -13,8 +13,8 @@ from desktop_rag.cli import build_parser, main
 
 HEAVY = ("torch", "chromadb", "llama_cpp", "pymupdf", "fitz", "sentence_transformers", "PySide6",
          "numpy", "onnxruntime", "desktop_rag.services")
-CONTRACT_COMMANDS = ("doctor", "ingest", "sync", "folders", "list", "remove", "search", "ask",
-                     "core", "eval")
+CONTRACT_COMMANDS = ("doctor", "ingest", "sync", "folders", "unfollow", "list", "remove",
+                     "search", "ask", "core", "eval")
 CONTRACT_INVOCATIONS = [
     ["--data-dir", "D", "--profile", "tiny", "doctor", "--json"],
     ["doctor", "--check"],
@@ -22,6 +22,7 @@ CONTRACT_INVOCATIONS = [
     ["list", "--json"],
     ["sync", "--json"],
     ["folders", "--json"],
+    ["unfollow", "d1", "d2", "--json"],
     ["remove", "a.pdf", "--json"],
     ["search", "q", "--k", "3", "--mode", "bm25", "--rerank", "cross-encoder", "--json"],
     ["search", "q", "--mode", "dense", "--rerank", "llm"],

@@ -234,6 +234,12 @@ def test_followed_folders_dialog_lists_and_removes(qtbot, window, fake) -> None:
     qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.folders_shown() == ["/data/papers"])
     assert "index-writer" in fake.threads
+    fake.followed.append(FollowedFolder("/data/old", True, 4))
+    dialog.reload()
+    qtbot.waitUntil(lambda: dialog.folders_shown() == ["/data/papers", "/data/old"])
+    dialog.select(["/data/old"])
+    qtbot.mouseClick(dialog.unfollow_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.folders_shown() == ["/data/papers"])
     fake.followed = []
     with qtbot.waitSignal(window.library.ingest_finished):
         qtbot.mouseClick(dialog.sync_button, Qt.MouseButton.LeftButton)

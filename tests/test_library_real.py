@@ -222,6 +222,12 @@ def test_cli_sync_follows_the_folder_through_real_chroma(
     assert main([*base, "sync"]) == 0
     human = capsys.readouterr().out
     assert human.startswith(f"updated   {folder / 'birds.md'} (1 chunk)\n"), human
+    assert main([*base, "unfollow", str(folder)]) == 0
+    assert capsys.readouterr().out.startswith(f"removed   {folder}: no longer followed")
+    assert main([*base, "folders"]) == 0
+    assert capsys.readouterr().out.startswith("No folder is followed")
+    assert main([*base, "list", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["documents"]) == 2  # documents kept
     services = Services(build_context(str(data_dir), settings=Settings(),
                                       overrides={"embedder": real_embedder}))
     try:

@@ -114,6 +114,22 @@ def test_removing_a_followed_folder_unfollows_it_and_forgets_its_removals(
     assert services.sync().outcomes == ()
 
 
+def test_unfollowing_a_folder_keeps_its_documents_and_stops_its_sync(
+    services: Services, papers: Path
+) -> None:
+    services.ingest([papers])
+    outcomes = services.unfollow([papers, papers.parent / "never-followed"])
+    assert [(Path(o.path).name, o.outcome) for o in outcomes] == [
+        ("papers", Outcome.REMOVED), ("never-followed", Outcome.SKIPPED)]
+    assert services.followed_folders() == []
+    assert names(services) == {"report.pdf", "garden.md"}
+    write_note(papers / "later.md", "# Later\n\nNot followed any more.")
+    (papers / "report.pdf").unlink()
+    report = by_name(services.sync())
+    assert "later.md" not in report and report["report.pdf"] == ("skipped", FILE_MISSING)
+    assert names(services) == {"report.pdf", "garden.md"}
+
+
 def test_a_missing_followed_folder_keeps_its_documents(
     services: Services, papers: Path, tmp_path: Path
 ) -> None:

@@ -39,6 +39,15 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     folders = sub.add_parser("folders", help="list the folders the library follows")
     folders.add_argument("--json", action="store_true", help="one JSON document on stdout")
     folders.set_defaults(func=run_folders)
+    unfollow = sub.add_parser(
+        "unfollow", help="stop following folders, keeping their documents",
+        description="Stop following folders (a sync no longer adds their new files or drops "
+        "the deleted ones); their documents stay in the library. To remove the documents too, "
+        "use: desktop-rag remove FOLDER",
+    )
+    unfollow.add_argument("paths", nargs="+", metavar="FOLDER")
+    unfollow.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    unfollow.set_defaults(func=run_unfollow)
     listing = sub.add_parser("list", help="list the documents in the library")
     listing.add_argument("--json", action="store_true", help="one JSON document on stdout")
     listing.set_defaults(func=run_list)
@@ -136,6 +145,16 @@ def run_folders(args: argparse.Namespace) -> int:
 def run_remove(args: argparse.Namespace) -> int:
     with open_services(args) as services:
         outcomes = services.remove(args.paths)
+    if args.json:
+        emit_json({"outcomes": outcomes, "totals": _counts(outcomes)})
+    else:
+        _print_outcomes(outcomes)
+    return 0
+
+
+def run_unfollow(args: argparse.Namespace) -> int:
+    with open_services(args) as services:
+        outcomes = services.unfollow(args.paths)
     if args.json:
         emit_json({"outcomes": outcomes, "totals": _counts(outcomes)})
     else:

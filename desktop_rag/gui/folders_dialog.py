@@ -24,7 +24,8 @@ from desktop_rag.domain import FollowedFolder
 EXPLANATION = (
     "The library follows these folders: when the app starts, and with Sync (F5), it indexes the "
     "files added to them or changed, and drops the ones deleted. Removing a folder removes its "
-    "documents from the library and stops following it; the files stay on disk."
+    "documents from the library and stops following it; the files stay on disk. Stopping to "
+    "follow a folder keeps its documents."
 )
 MISSING_TIP = "Moved, or on a drive not mounted: its documents are kept until you remove it."
 
@@ -33,6 +34,7 @@ class FoldersDialog(QDialog):
     add_requested = Signal()
     sync_requested = Signal()
     remove_requested = Signal(list)  # the chosen folders' paths
+    unfollow_requested = Signal(list)  # the chosen folders' paths
 
     def __init__(self, parent: QWidget | None, load: Callable[[], object]) -> None:
         """`load` asks for the folders in the background; they arrive through `set_folders`."""
@@ -48,13 +50,16 @@ class FoldersDialog(QDialog):
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.empty_label = QLabel("No folder is followed yet: add one, or drop it on the window.")
         self.remove_button = QPushButton("Remove from library")
-        self.remove_button.setEnabled(False)
-        self.table.itemSelectionChanged.connect(
-            lambda: self.remove_button.setEnabled(bool(self.selected_paths()))
-        )
-        self.remove_button.clicked.connect(lambda: self.remove_requested.emit(
-            self.selected_paths()
-        ))
+        self.remove_button.setToolTip("Removes the folder's documents from the library and stops "
+                                      "following it; the files stay on disk")
+        self.unfollow_button = QPushButton("Stop following")
+        self.unfollow_button.setToolTip("Keeps the folder's documents; new files in it are no "
+                                        "longer added")
+        for button, signal in ((self.remove_button, self.remove_requested),
+                               (self.unfollow_button, self.unfollow_requested)):
+            button.setEnabled(False)
+            button.clicked.connect(lambda _c=False, s=signal: s.emit(self.selected_paths()))
+        self.table.itemSelectionChanged.connect(self._selection_changed)
         self._layout()
 
     def _layout(self) -> None:
@@ -66,7 +71,7 @@ class FoldersDialog(QDialog):
         self.sync_button.clicked.connect(self.sync_requested.emit)
         close.clicked.connect(self.accept)
         buttons = QHBoxLayout()
-        for button in (add, self.sync_button, self.remove_button):
+        for button in (add, self.sync_button, self.unfollow_button, self.remove_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(close)
@@ -75,6 +80,11 @@ class FoldersDialog(QDialog):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.empty_label)
         layout.addLayout(buttons)
+
+    def _selection_changed(self) -> None:
+        chosen = bool(self.selected_paths())
+        self.remove_button.setEnabled(chosen)
+        self.unfollow_button.setEnabled(chosen)
 
     def reload(self) -> None:
         self._load()

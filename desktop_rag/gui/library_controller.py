@@ -174,10 +174,16 @@ class LibraryController(QObject):
         dialog.add_requested.connect(add_folder)
         dialog.sync_requested.connect(self.sync)
         dialog.remove_requested.connect(self.remove)
+        dialog.unfollow_requested.connect(self.unfollow)
         self.changed.connect(dialog.reload)  # a method of the dialog: gone with it
         dialog.reload()
         dialog.show()
         return dialog
+
+    def unfollow(self, folders: Sequence[str]) -> None:
+        folders = list(folders)
+        self.writer.submit("unfollow", lambda _j: self.services.unfollow(folders),
+                           on_done=lambda _r: self.refresh())
 
     def save_note(self, title: str, text: str) -> None:
         self.writer.submit("note", lambda _j: self.services.save_note(title, text),

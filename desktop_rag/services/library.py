@@ -145,6 +145,21 @@ class LibraryService:
         present = [f for f in self.ctx.catalog.followed().folders() if os.path.isdir(f)]
         return folders_below(present, limit)
 
+    def unfollow(self, paths: Sequence[str | Path]) -> list[FileOutcome]:
+        """Stops following the folders at or below `paths`; their documents stay in the library
+        (each file is still re-checked at a sync, as a file added on its own is)."""
+        from desktop_rag.ingest.scan import absolute
+
+        with self.writer_lock:
+            followed, outcomes = self.ctx.catalog.followed(), []
+            for raw in paths:
+                gone = followed.unfollow_within(str(absolute(raw)))
+                outcomes += [FileOutcome(f, Outcome.REMOVED, "no longer followed; its documents "
+                                         "stay in the library") for f in gone]
+                if not gone:
+                    outcomes.append(FileOutcome(str(raw), Outcome.SKIPPED, "not a followed folder"))
+            return outcomes
+
     def followed_folders(self) -> list[FollowedFolder]:
         """The folders a sync walks, with how many indexed documents each holds."""
         catalog = self.ctx.catalog
