@@ -22,10 +22,9 @@ from PySide6.QtWidgets import (
 from desktop_rag.domain import FollowedFolder
 
 EXPLANATION = (
-    "The library follows these folders: when the app starts, and with Sync (F5), it indexes the "
-    "files added to them or changed, and drops the ones deleted. Removing a folder removes its "
-    "documents from the library and stops following it; the files stay on disk. Stopping to "
-    "follow a folder keeps its documents."
+    "The library follows these folders: at start, while the app is open and with Sync (F5), it "
+    "indexes the files added to them or changed, and drops the ones deleted. Stop following "
+    "keeps a folder's documents; Remove from library removes them (the files stay on disk)."
 )
 MISSING_TIP = "Moved, or on a drive not mounted: its documents are kept until you remove it."
 
