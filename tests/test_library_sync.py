@@ -181,6 +181,26 @@ def test_a_file_still_being_written_waits_for_the_next_sync(
     assert by_name(services.ingest([newer]))["typed.md"] == ("indexed", None)  # named: at once
 
 
+def test_an_unreadable_followed_folder_keeps_its_documents(
+    services: Services, papers: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(Root reads any folder, so the refusal is simulated.)"""
+    services.ingest([papers])
+    real_scandir = os.scandir
+
+    def refusing(path: str) -> object:
+        if str(path) == str(papers):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(library_module.os, "scandir", refusing)
+    report = services.sync()
+    assert [(o.outcome, o.reason) for o in report.outcomes] == [
+        (Outcome.SKIPPED, "cannot read the folder: Permission denied; its documents are kept")
+    ]
+    assert names(services) == {"report.pdf", "garden.md"}
+
+
 def test_a_sync_rechecks_files_added_one_by_one(
     services: Services, papers: Path, tmp_path: Path
 ) -> None:

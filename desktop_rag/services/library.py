@@ -131,8 +131,8 @@ class LibraryService:
         try:
             with os.scandir(folder) as entries:
                 empty = next(entries, None) is None
-        except OSError:
-            return FOLDER_MISSING
+        except OSError as exc:
+            return f"cannot read the folder: {exc.strerror or exc}; its documents are kept"
         indexed = any(d.status is DocStatus.INDEXED
                       for d in self.ctx.catalog.documents_under(folder))
         return FOLDER_EMPTY if empty and indexed else None
