@@ -19,10 +19,11 @@ ORDER = [o.value for o in Outcome]
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     ingest = sub.add_parser(
-        "ingest", help="add files or folders to the library",
+        "ingest", help="add files or folders to the library (folders are followed)",
         description="Index PDFs, Markdown and text files (folders are walked recursively). "
         "Unchanged files are skipped; changed ones are re-indexed; files gone from a re-ingested "
-        "folder are removed. Exit code 1 if any file failed.",
+        "folder are removed. Folders are followed from then on: see `sync`. Exit code 1 if any "
+        "file failed.",
     )
     ingest.add_argument("paths", nargs="+", metavar="PATH")
     ingest.add_argument("--json", action="store_true", help="one JSON document on stdout")
