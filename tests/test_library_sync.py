@@ -230,6 +230,28 @@ def test_a_cancelled_ingestion_does_not_follow_the_folder(
     assert services.followed_folders() == []
 
 
+def test_a_sync_cancelled_while_walking_stops_the_walk_and_loses_nothing(
+    services: Services, papers: Path
+) -> None:
+    from desktop_rag.ingest.scan import walk
+
+    services.ingest([papers])
+    for n in range(5):
+        write_note(papers / f"more{n}" / "note.md", f"# More {n}\n\nText {n}.")
+    calls = iter(range(100))
+    assert len(walk(papers, lambda: next(calls) >= 2)) < len(walk(papers))
+    token = CancelToken()
+
+    def cancel_while_scanning(event: ProgressEvent) -> None:
+        if event.stage == "scan":
+            token.cancel()
+
+    report = services.sync(progress=cancel_while_scanning, cancel=token)
+    assert not any(o.outcome in (Outcome.INDEXED, Outcome.REMOVED) for o in report.outcomes)
+    assert names(services) == {"report.pdf", "garden.md"}
+    assert services.followed_folders() == [FollowedFolder(str(papers), True, 2)]
+
+
 def test_a_sync_of_an_empty_library_does_nothing(services: Services) -> None:
     report = services.sync()
     assert report.outcomes == () and not report.failed

@@ -104,7 +104,7 @@ class Ingestor:
         files changed in the last `settle_s` seconds are left for later (see Planner)."""
         recovery.resume(self.catalog, self.vectors, self.embedder)
         self._emit("scan", message="looking for files")
-        found = scan(list(paths), removed)
+        found = scan(list(paths), removed, self._stopping)
         planner = Planner(self.catalog, ocr_on=self.ocr is not None, settle_s=settle_s)
         for item in found.files:
             planner.add(item)

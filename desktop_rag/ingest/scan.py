@@ -8,7 +8,7 @@ removed from the library are passed over when a folder walk finds them, not when
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,15 +36,17 @@ def absolute(path: str | os.PathLike[str]) -> Path:
 
 
 def scan(
-    paths: list[str | os.PathLike[str]], removed: Collection[str] = frozenset()
+    paths: list[str | os.PathLike[str]], removed: Collection[str] = frozenset(),
+    stopping: Callable[[], bool] = lambda: False,
 ) -> ScanResult:
+    """The files at `paths`; a walk ends early once `stopping()` (a cancelled ingestion)."""
     result = ScanResult([], [], [])
     seen: set[Path] = set()
     for raw in paths:
         path = absolute(raw)
         if path.is_dir():
             result.folders.append(path)
-            found = [Found(p, False) for p in walk(path)]
+            found = [Found(p, False) for p in walk(path, stopping)]
         elif path.exists() or path.is_symlink():
             found = [Found(path, True)]
         else:
@@ -67,11 +69,14 @@ def _hidden(name: str) -> bool:
     return name.startswith(".") or name in SKIP_DIRS
 
 
-def walk(root: Path) -> list[Path]:
-    """All non-hidden files under `root`, sorted, following symlinks without loops."""
+def walk(root: Path, stopping: Callable[[], bool] = lambda: False) -> list[Path]:
+    """All non-hidden files under `root`, sorted, following symlinks without loops (fewer when
+    `stopping()` becomes true on the way)."""
     visited: set[tuple[int, int]] = set()
     files: list[Path] = []
     for folder, dirs, names in os.walk(root, followlinks=True, onerror=None):
+        if stopping():
+            break
         try:
             st = os.stat(folder)
         except OSError:
