@@ -145,17 +145,15 @@ def run_folders(args: argparse.Namespace) -> int:
 
 def run_remove(args: argparse.Namespace) -> int:
     with open_services(args) as services:
-        outcomes = services.remove(args.paths)
-    if args.json:
-        emit_json({"outcomes": outcomes, "totals": _counts(outcomes)})
-    else:
-        _print_outcomes(outcomes)
-    return 0
+        return _show_outcomes(args, services.remove(args.paths))
 
 
 def run_unfollow(args: argparse.Namespace) -> int:
     with open_services(args) as services:
-        outcomes = services.unfollow(args.paths)
+        return _show_outcomes(args, services.unfollow(args.paths))
+
+
+def _show_outcomes(args: argparse.Namespace, outcomes: Sequence[FileOutcome]) -> int:
     if args.json:
         emit_json({"outcomes": outcomes, "totals": _counts(outcomes)})
     else:
