@@ -133,6 +133,31 @@ def test_a_new_window_catches_up_with_a_followed_folder(qtbot, services, tmp_pat
     assert not win.errors.history, win.errors.history
 
 
+def test_a_pdf_copied_slowly_into_a_watched_folder_is_read_whole(
+    qtbot, window, services, tmp_path
+):
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    assert not services.ingest([folder]).failed  # followed, empty
+    window.library.watch_folders()
+    qtbot.waitUntil(lambda: str(folder) in window.library.watcher.watched(), timeout=60_000)
+    qtbot.waitUntil(lambda: not window.writer.busy, timeout=300_000)  # start-up work done
+    data = make_pdf(tmp_path / "source.pdf", SAMPLE_PAGES * 3).read_bytes()
+    target, failures = folder / "copied.pdf", []
+    window.library.ingest_finished.connect(
+        lambda report: failures.extend(o for o in report.outcomes if o.outcome.value == "failed"))
+    with target.open("wb") as out:  # a copy over about 3.5 s, as from a slow drive
+        for start in range(0, len(data), len(data) // 7 + 1):
+            out.write(data[start:start + len(data) // 7 + 1])
+            out.flush()
+            qtbot.wait(500)
+    qtbot.waitUntil(lambda: any(r.path == str(target) and r.status == "indexed"
+                                for r in window.library_panel.model.rows()), timeout=60_000)
+    assert failures == [] and str(target) not in window.library.failures
+    (doc,) = [d for d in services.list_documents() if d.path == str(target)]
+    assert doc.pages == len(SAMPLE_PAGES) * 3  # read whole, not as far as the copy had got
+
+
 def test_bad_file_shows_its_reason(qtbot, window, tmp_path):
     bad = tmp_path / "broken.pdf"
     bad.write_bytes(b"%PDF-1.7\nthis file was cut short")
