@@ -90,3 +90,27 @@ def test_a_frozen_build_passes_its_smoke_test(tmp_path: Path) -> None:
          str(tmp_path / "frozen.json")], capture_output=True, text=True, timeout=1800, check=False,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_set_up_stops_before_installing_when_the_disk_is_nearly_full(tmp_path: Path) -> None:
+    """A fake `df` reports 500 MB free: set-up says so and creates no environment."""
+    checkout = tmp_path / "checkout"
+    (checkout / "scripts").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "setup.sh", checkout / "scripts" / "setup.sh")
+    shutil.copy(ROOT / "pyproject.toml", checkout / "pyproject.toml")
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "df").write_text(
+        "#!/bin/sh\necho 'Filesystem 1024-blocks Used Available Capacity Mounted on'\n"
+        "echo '/dev/x 1000000 999000 512000 99% /'\n"
+    )
+    (fake_bin / "df").chmod(0o755)
+    python = shutil.which("python3.11") or sys.executable
+    path = os.pathsep.join([str(fake_bin), str(Path(python).parent), os.environ["PATH"]])
+    result = subprocess.run(
+        ["bash", str(checkout / "scripts" / "setup.sh")], capture_output=True, text=True,
+        timeout=300, check=False, env={**os.environ, "PATH": path, "PYTHON": python},
+    )
+    assert result.returncode == 2, result.stderr
+    assert "not enough disk space" in result.stderr and "500 MB free" in result.stderr
+    assert not (checkout / ".venv").exists()
