@@ -20,6 +20,7 @@ from desktop_rag.gui.folders_dialog import FoldersDialog
 from desktop_rag.gui.main_window import MainWindow
 from desktop_rag.gui.probe import LatencyProbe
 from desktop_rag.ingest.planner import BEING_WRITTEN
+from desktop_rag.services.library import FOLDER_MISSING
 
 pytestmark = pytest.mark.gui
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -204,6 +205,14 @@ def test_the_library_is_synced_quietly_at_start_and_on_f5(qtbot, window, fake, t
     fake.sync_extra = [FileOutcome("/x/photo.jpg", Outcome.SKIPPED, "unsupported file type"),
                        FileOutcome("/x/bad.pdf", Outcome.FAILED, "not a readable PDF")]
     for expected in ("Library: 1 unchanged, 1 skipped, 1 failed", ""):  # a failure is news once
+        with qtbot.waitSignal(window.library.ingest_finished, timeout=20000):
+            window.library.sync(quiet=True)
+        assert window.statusBar().currentMessage() == expected
+        window.statusBar().clearMessage()
+    fake.sync_extra = [FileOutcome("/media/usb", Outcome.SKIPPED, FOLDER_MISSING)]
+    missing = ("Library: 1 unchanged, 1 skipped \u2014 folders not found, their documents kept: "
+               "/media/usb")
+    for expected in (missing, ""):  # a missing folder is news once
         with qtbot.waitSignal(window.library.ingest_finished, timeout=20000):
             window.library.sync(quiet=True)
         assert window.statusBar().currentMessage() == expected

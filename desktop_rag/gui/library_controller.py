@@ -21,6 +21,7 @@ from desktop_rag.gui.progress_bar import TaskProgress
 from desktop_rag.gui.workers import Job, SerialWorker
 from desktop_rag.ingest.planner import BEING_WRITTEN
 from desktop_rag.progress import ProgressEvent
+from desktop_rag.services.library import FOLDER_EMPTY, FOLDER_MISSING
 
 log = logging.getLogger(__name__)
 CHANGES = frozenset({Outcome.INDEXED, Outcome.UPDATED, Outcome.MOVED, Outcome.REMOVED})
@@ -28,7 +29,16 @@ CHANGES = frozenset({Outcome.INDEXED, Outcome.UPDATED, Outcome.MOVED, Outcome.RE
 
 def summarize(report: IngestReport) -> str:
     parts = [f"{report.count(o)} {o.value}" for o in Outcome if report.count(o)]
-    return "Library: " + (", ".join(parts) if parts else "nothing to do")
+    text = "Library: " + (", ".join(parts) if parts else "nothing to do")
+    unavailable = unavailable_folders(report)
+    if unavailable:
+        text += " \u2014 folders not found, their documents kept: " + ", ".join(unavailable)
+    return text
+
+
+def unavailable_folders(report: IngestReport) -> list[str]:
+    """The followed folders a sync found missing or empty (a drive not mounted?)."""
+    return [o.path for o in report.outcomes if o.reason in (FOLDER_MISSING, FOLDER_EMPTY)]
 
 
 class LibraryController(QObject):
@@ -53,6 +63,7 @@ class LibraryController(QObject):
         self.failures: dict[str, FileOutcome] = {}
         self.documents: list[Document] = []
         self._indexing: list[Job] = []  # ingestions and syncs not yet ended
+        self._told_unavailable: set[str] = set()  # followed folders said to be missing
         self._refresh_timer = QTimer(self, singleShot=True, interval=250)
         self._refresh_timer.timeout.connect(self.refresh)
         self.watcher = FolderWatcher(self)
@@ -143,9 +154,15 @@ class LibraryController(QObject):
 
     def _news_in(self, report: IngestReport) -> bool:
         """Whether a quiet sync has something to say: a document added, changed, moved or
-        removed, or a failure not shown yet (unchanged and skipped files are not news)."""
-        return any(o.outcome in CHANGES or (o.outcome is Outcome.FAILED and o.path not in
-                                            self.failures) for o in report.outcomes)
+        removed, a failure not shown yet, or a followed folder newly missing (unchanged and
+        skipped files are not news)."""
+        unavailable = set(unavailable_folders(report))
+        news = unavailable - self._told_unavailable
+        self._told_unavailable = unavailable  # said again if it comes back and goes again
+        return bool(news) or any(
+            o.outcome in CHANGES or (o.outcome is Outcome.FAILED and o.path not in self.failures)
+            for o in report.outcomes
+        )
 
     def _record(self, outcomes: Sequence[FileOutcome]) -> None:
         for outcome in outcomes:
