@@ -92,6 +92,15 @@ def test_a_note_has_no_page_count_in_the_library() -> None:
     assert _display(pdf_row, 2) == "12"
 
 
+def test_a_document_whose_file_is_missing_says_so() -> None:
+    from desktop_rag.gui.library_model import _display
+
+    doc = Document("p1", "/usb/p.pdf", "P", DocKind.PDF, "s", 1, 0.0, 12, 30, DocStatus.INDEXED)
+    (there,) = merge_rows([doc], [])
+    (gone,) = merge_rows([doc], [], frozenset({"/usb/p.pdf"}))
+    assert (_display(there, 4), _display(gone, 4)) == ("indexed", "indexed, file missing")
+
+
 def test_adapters_read_the_facade_records() -> None:
     from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
     from desktop_rag.services.core import CoreDoc, CoreStatus

@@ -283,6 +283,20 @@ def test_a_file_left_for_later_brings_another_sync(qtbot, window, fake) -> None:
     assert fake.syncs == 3
 
 
+def test_a_document_whose_file_went_away_is_marked_missing(qtbot, window, fake, tmp_path):
+    pdf = make_pdf(tmp_path / "on-usb.pdf", SAMPLE_PAGES)
+    ingest(qtbot, window, [pdf])
+    model = window.library_panel.model
+    assert model.rows()[0].missing is False
+    pdf.unlink()  # the drive was unplugged
+    window.library.refresh()
+    qtbot.waitUntil(lambda: model.rows()[0].missing)
+    status = model.index(0, 4)
+    assert model.data(status) == "indexed, file missing"
+    assert "cannot be opened" in model.data(status, Qt.ItemDataRole.ToolTipRole)
+    assert model.data(status, Qt.ItemDataRole.ForegroundRole) is not None
+
+
 def test_no_sync_at_start_when_the_setting_is_off(qtbot, fake) -> None:
     fake.ctx.settings.ingest.sync_on_start = False
     win = MainWindow(fake, interactive=False)

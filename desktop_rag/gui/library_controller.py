@@ -4,6 +4,7 @@ widgets."""
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -34,6 +35,12 @@ def summarize(report: IngestReport) -> str:
     if unavailable:
         text += " \u2014 folders not found, their documents kept: " + ", ".join(unavailable)
     return text
+
+
+def with_missing(docs: list[Document]) -> tuple[list[Document], frozenset[str]]:
+    """The documents and the paths among them with no file there now (on the reader thread:
+    one stat per document)."""
+    return docs, frozenset(d.path for d in docs if not os.path.lexists(d.path))
 
 
 def unavailable_folders(report: IngestReport) -> list[str]:
@@ -73,12 +80,13 @@ class LibraryController(QObject):
         panel.remove_requested.connect(self.remove)
 
     def refresh(self) -> None:
-        self.reader.submit("list", lambda _job: self.services.list_documents(),
+        self.reader.submit("list", lambda _job: with_missing(self.services.list_documents()),
                            on_done=self._show_documents)
 
-    def _show_documents(self, docs: object) -> None:
-        self.documents = list(docs) if isinstance(docs, list) else []
-        self.panel.set_rows(merge_rows(self.documents, list(self.failures.values())))
+    def _show_documents(self, listed: object) -> None:
+        docs, missing = listed if isinstance(listed, tuple) else ([], frozenset())
+        self.documents = list(docs)
+        self.panel.set_rows(merge_rows(self.documents, list(self.failures.values()), missing))
         self.changed.emit()
 
     def ingest(self, paths: Sequence[str]) -> Job | None:

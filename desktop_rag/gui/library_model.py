@@ -12,13 +12,15 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QApplication, QStyle
 
 from desktop_rag.domain import DocStatus, Document, FileOutcome
 
 COLUMNS = ("Title", "Type", "Pages", "Chunks", "Status", "Core")
 ModelIndex = QModelIndex | QPersistentModelIndex
+MISSING_TIP = ("\nThe file is not there now (moved, or on a drive not mounted); the document "
+               "stays searchable, but it cannot be opened until the file is back.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,16 +34,17 @@ class LibraryRow:
     is_core: bool = False
     error: str | None = None
     doc_id: str | None = None
+    missing: bool = False  # indexed, but its file is not there now (a drive not mounted?)
 
     @property
     def failed(self) -> bool:
         return self.status == DocStatus.FAILED.value
 
 
-def row_from_document(doc: Document) -> LibraryRow:
+def row_from_document(doc: Document, missing: bool = False) -> LibraryRow:
     return LibraryRow(
         doc.path, doc.title, doc.kind.value, doc.pages, doc.chunks, doc.status.value,
-        doc.is_core, doc.error, doc.doc_id,
+        doc.is_core, doc.error, doc.doc_id, missing,
     )
 
 
@@ -51,9 +54,12 @@ def row_from_failure(outcome: FileOutcome) -> LibraryRow:
                       DocStatus.FAILED.value, error=outcome.reason or "could not be read")
 
 
-def merge_rows(docs: list[Document], failures: list[FileOutcome]) -> list[LibraryRow]:
-    """Documents first; failures only for paths the catalog does not know."""
-    rows = [row_from_document(d) for d in docs]
+def merge_rows(
+    docs: list[Document], failures: list[FileOutcome], missing: frozenset[str] = frozenset()
+) -> list[LibraryRow]:
+    """Documents first (those whose file is in `missing` marked); failures only for paths the
+    catalog does not know."""
+    rows = [row_from_document(d, d.path in missing) for d in docs]
     known = {r.path for r in rows}
     rows += [row_from_failure(f) for f in failures if f.path not in known]
     return rows
@@ -103,7 +109,9 @@ class LibraryModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return _display(row, index.column())
         if role == Qt.ItemDataRole.ToolTipRole:
-            return row.error if row.failed else row.path
+            return row.error if row.failed else row.path + (MISSING_TIP if row.missing else "")
+        if role == Qt.ItemDataRole.ForegroundRole and row.missing:
+            return QApplication.palette().color(QPalette.ColorRole.PlaceholderText)
         if role == Qt.ItemDataRole.DecorationRole and index.column() == 4 and row.failed:
             return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
         if role == Qt.ItemDataRole.FontRole and row.doc_id in self._asked_about:
@@ -117,7 +125,9 @@ class LibraryModel(QAbstractTableModel):
 
 def _display(row: LibraryRow, column: int) -> str:
     if column == 4:
-        return f"failed: {row.error}" if row.failed else row.status
+        if row.failed:
+            return f"failed: {row.error}"
+        return f"{row.status}, file missing" if row.missing else row.status
     if column == 5:
         return "pinned" if row.is_core else ""
     pages = str(row.pages) if row.pages else "\u2013"  # a note has no pages
