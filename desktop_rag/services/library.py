@@ -33,11 +33,11 @@ FOLDER_EMPTY = (
     "folder is empty (a drive not mounted?); its documents are kept: remove the folder from the "
     "library if its files were deleted"
 )
-SYNC_SETTLE_S = 2.0  # a sync leaves files changed more recently for the next one
 FILE_MISSING = (
     "file not found (moved, or on a drive not mounted); its document is kept: remove it from "
     "the library if it is gone for good"
 )
+SYNC_SETTLE_S = 2.0  # a sync leaves files changed more recently for the next one
 
 
 def _slug(title: str) -> str:
