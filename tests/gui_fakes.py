@@ -75,6 +75,7 @@ class FakeServices:
         self.scopes: list[DocScope] = []
         self.syncs = 0
         self.sync_extra: list[FileOutcome] = []  # outcomes a sync reports besides unchanged
+        self.sync_delay = 0.0  # seconds a sync with a file to read takes
         self.followed: list[FollowedFolder] = []
         self.lock = threading.Lock()
 
@@ -117,6 +118,9 @@ class FakeServices:
         """Every document is unchanged (a real sync is tested over the real facade)."""
         self._seen()
         self.syncs += 1
+        if any(o.outcome is Outcome.INDEXED for o in self.sync_extra):
+            progress(ProgressEvent("embed", 0, 1, files_done=0, files_total=1))
+            time.sleep(self.sync_delay)
         with self.lock:
             docs = list(self.docs.values())
         return IngestReport((

@@ -272,6 +272,24 @@ def test_a_change_in_a_followed_folder_syncs_once_it_settles(qtbot, window, fake
     assert window.library.watcher.watched() == []
 
 
+def test_a_quiet_sync_with_nothing_to_read_shows_no_progress(qtbot, window, fake) -> None:
+    qtbot.waitUntil(lambda: fake.syncs == 1 and not window.writer.busy)
+    shown = []
+    with qtbot.waitSignal(window.library.ingest_finished, timeout=20000):
+        window.library.sync(quiet=True)
+        shown.append(window.task_progress.isVisible())
+    assert shown == [False] and not window.task_progress.isVisible()
+    with qtbot.waitSignal(window.library.ingest_finished, timeout=20000):
+        window.library.sync()
+        shown.append(window.task_progress.isVisible())
+    assert shown == [False, True]
+    fake.sync_delay, fake.sync_extra = 0.5, [FileOutcome("/x/new.pdf", Outcome.INDEXED)]
+    with qtbot.waitSignal(window.library.ingest_finished, timeout=20000):
+        window.library.sync(quiet=True)  # it has a file to read: the strip shows
+        qtbot.waitUntil(window.task_progress.isVisible)
+    assert "file 1 of 1" in window.task_progress.label.text()
+
+
 def test_a_file_left_for_later_brings_another_sync(qtbot, window, fake) -> None:
     qtbot.waitUntil(lambda: fake.syncs == 1 and not window.writer.busy)
     fake.sync_extra = [FileOutcome("/x/big.pdf", Outcome.SKIPPED, BEING_WRITTEN)]

@@ -99,9 +99,11 @@ class LibraryController(QObject):
         )
 
     def sync(self, quiet: bool = False) -> Job:
-        """Catches up with the followed folders in the background; `quiet`: says nothing in
-        the status bar when nothing changed (the check at start)."""
-        self.progress.start("Checking the library's folders\u2026")
+        """Catches up with the followed folders in the background. `quiet` (the check at start,
+        a watched change): the progress strip shows only once files are read, and the status
+        bar says only what is news."""
+        if not quiet:
+            self.progress.start("Checking the library's folders\u2026")
         return self._submit_indexing(
             "sync", lambda j: self.services.sync(progress=j.report, cancel=j.cancel), quiet
         )
@@ -139,6 +141,8 @@ class LibraryController(QObject):
 
     def _on_progress(self, payload: object) -> None:
         if isinstance(payload, ProgressEvent):
+            if payload.stage == "embed" and self.progress.isHidden():  # a quiet sync has work
+                self.progress.start("Updating the library from its folders\u2026")
             self.progress.update_progress(payload)
             if payload.stage == "file-done" and not self._refresh_timer.isActive():
                 self._refresh_timer.start()
