@@ -113,3 +113,22 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> Non
     proc.stderr.close()
     assert proc.wait(timeout=60) == 141
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_files_of_unread_types_are_summed_up_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from desktop_rag.cli.commands_library import _print_outcomes
+    from desktop_rag.domain import FileOutcome, Outcome
+
+    outcomes = [FileOutcome(f"/p/fig{n}.png", Outcome.SKIPPED, "unsupported file type '.png'")
+                for n in range(3)]
+    outcomes += [FileOutcome("/p/data.XLSX", Outcome.SKIPPED, "unsupported file type '.XLSX'"),
+                 FileOutcome("/p/new.pdf", Outcome.INDEXED, None, "d1", 2, 3),
+                 FileOutcome("/p/empty.md", Outcome.SKIPPED, "empty file (0 bytes)")]
+    _print_outcomes(outcomes)
+    assert capsys.readouterr().out.splitlines() == [
+        "indexed   /p/new.pdf (2 pages, 3 chunks)",
+        "skipped   /p/empty.md: empty file (0 bytes)",
+        "skipped   4 files of types the library does not read: .png (3), .xlsx (1)",
+    ]

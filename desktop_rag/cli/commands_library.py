@@ -8,10 +8,12 @@ import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from desktop_rag.cli.output import emit_json, open_services, say
 from desktop_rag.domain import Document, FileOutcome, IngestReport, Outcome
+from desktop_rag.ingest.segments import UNSUPPORTED
 from desktop_rag.progress import CancelToken, ProgressEvent
 
 ORDER = [o.value for o in Outcome]
@@ -201,8 +203,20 @@ def _summary(counts: dict[str, int]) -> str:
 
 
 def _print_outcomes(outcomes: Sequence[FileOutcome]) -> None:
-    for o in outcomes:
+    """One line per file, except files of types the library does not read: one line for all."""
+    other_types = Counter(
+        Path(o.path).suffix.lower() or "(none)" for o in outcomes if _unsupported(o)
+    )
+    for o in (o for o in outcomes if not _unsupported(o)):
         pages = f"{_n(o.pages, 'page')}, " if o.pages else ""
         detail = f" ({pages}{_n(o.chunks, 'chunk')})" if o.chunks else ""
         reason = f": {o.reason}" if o.reason else ""
         say(f"{o.outcome.value:<9} {o.path}{detail}{reason}")
+    if other_types:
+        kinds = ", ".join(f"{suffix} ({n})" for suffix, n in other_types.most_common())
+        say(f"{'skipped':<9} {_n(other_types.total(), 'file')} of types the library does not "
+            f"read: {kinds}")
+
+
+def _unsupported(outcome: FileOutcome) -> bool:
+    return outcome.outcome is Outcome.SKIPPED and (outcome.reason or "").startswith(UNSUPPORTED)

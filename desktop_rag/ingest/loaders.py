@@ -20,7 +20,7 @@ from desktop_rag.errors import CancelledError
 from desktop_rag.ingest.notes import load_markdown, load_text
 from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers, ocr_dpi
 from desktop_rag.ingest.page_text import has_text, page_segments
-from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
+from desktop_rag.ingest.segments import UNSUPPORTED, LoadedDocument, LoadError, Segment
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ def load(
     have no text layer but have images are read by OCR."""
     kind = kind_of(path)
     if kind is None:
-        raise LoadError(f"unsupported file type '{path.suffix or path.name}'", skip=True)
+        raise LoadError(f"{UNSUPPORTED} '{path.suffix or path.name}'", skip=True)
     if kind is DocKind.MARKDOWN:
         return load_markdown(path)
     if kind is DocKind.TEXT:

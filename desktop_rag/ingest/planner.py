@@ -22,6 +22,7 @@ from pathlib import Path
 from desktop_rag.domain import DocStatus, Document, FileOutcome, Outcome
 from desktop_rag.ingest.loaders import failed_for_want_of_ocr, kind_of
 from desktop_rag.ingest.scan import Found
+from desktop_rag.ingest.segments import UNSUPPORTED
 from desktop_rag.store.catalog import Catalog
 
 BEING_WRITTEN = "changed a moment ago (still being copied?); it is read at the next sync"
@@ -80,7 +81,7 @@ class Planner:
             shown = os.fsencode(name).decode("utf-8", "backslashreplace")
             return FileOutcome(shown, Outcome.FAILED, "file name is not valid UTF-8; rename it")
         if kind_of(path) is None:
-            return FileOutcome(name, Outcome.SKIPPED, f"unsupported file type '{path.suffix}'")
+            return FileOutcome(name, Outcome.SKIPPED, f"{UNSUPPORTED} '{path.suffix}'")
         try:
             st = path.stat()
             if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end

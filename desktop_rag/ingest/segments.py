@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from desktop_rag.domain import DocKind, LineBox
 
 SOFT_HYPHEN = "\u00ad"  # marks a word broken across lines; the chunker rejoins it
+UNSUPPORTED = "unsupported file type"  # a skip reason's start; the type follows in quotes
 
 
 class LoadError(Exception):
