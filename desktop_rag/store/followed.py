@@ -65,7 +65,8 @@ class FollowedFolders:
 
     def remember_removed(self, paths: Sequence[str]) -> None:
         """Remembers the files among `paths` that lie in a followed folder."""
-        inside = [(p, self._now()) for p in paths if self.folder_of(p) is not None]
+        folders, now = self.folders(), self._now()
+        inside = [(p, now) for p in paths if any(is_within(p, f) for f in folders)]
         if inside:
             with self._tx() as conn:
                 conn.executemany("INSERT OR REPLACE INTO removed_files VALUES (?, ?)", inside)
