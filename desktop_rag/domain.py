@@ -38,13 +38,17 @@ class Outcome(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class LineBox:
-    """One text line of a chunk on a page, in PDF points (top-left origin)."""
+    """One text line of a chunk on a page, in PDF points (top-left origin). `start`/`end` are the
+    line's characters in the chunk's text (-1: unknown, in libraries indexed before they were
+    recorded), so that a sentence of the chunk can be placed on its page and lines."""
 
     page: int
     x0: float
     y0: float
     x1: float
     y1: float
+    start: int = -1
+    end: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +88,8 @@ class Document:
     error: str | None = None
     ingested_at: str | None = None
     is_core: bool = False
+    stated_title: str | None = None  # the file's own title (PDF metadata), shown or not
+    title_by_user: bool = False  # renamed by the user: kept when the file is read again
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +177,11 @@ class ScoredChunk:
     chunk: Chunk
     score: float
     sources: dict[str, int] = field(default_factory=dict)  # retriever name -> 1-based rank
+    match_page: int | None = None  # the page where the query matches best, when known
+
+    @property
+    def page(self) -> int | None:
+        return self.match_page if self.match_page is not None else self.chunk.page
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +203,28 @@ class Passage:
     text: str  # possibly widened with neighbours
     score: float
     is_core: bool = False
+    neighbours: tuple[Chunk, ...] = ()  # the chunks it was widened with, in reading order
+
+    @property
+    def members(self) -> tuple[Chunk, ...]:
+        """Every chunk whose text the passage holds, in reading order."""
+        before = tuple(c for c in self.neighbours if c.ordinal < self.chunk.ordinal)
+        after = tuple(c for c in self.neighbours if c.ordinal > self.chunk.ordinal)
+        return (*before, self.chunk, *after)
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The source sentence(s) that support one answer sentence: where they are and how well they
+    support it. `char_span` indexes the chunk's text; `page` and `boxes` place it in a PDF."""
+
+    chunk_id: str
+    page: int | None
+    char_span: tuple[int, int]
+    boxes: tuple[LineBox, ...]
+    text: str
+    score: float
+    sentence: str = ""  # the answer sentence it supports
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +233,15 @@ class Citation:
     chunk: Chunk
     support: float
     inferred: bool = False  # no [n] marker: attributed after generation by support
+    evidence: tuple[Evidence, ...] = ()  # per cited sentence, best first
+
+    @property
+    def page(self) -> int | None:
+        """The page of the best evidence (the page that holds the fact), else the chunk's."""
+        for ev in self.evidence:
+            if ev.page is not None:
+                return ev.page
+        return self.chunk.page
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,3 +256,47 @@ class Answer:
     reranker: str
     gpu_offload: bool
     timings: dict[str, float] = field(default_factory=dict)
+
+
+class Stage(StrEnum):
+    """What an answer being prepared is waiting on (reported so that the wait is visible)."""
+
+    SEARCHING = "searching"  # rewriting a follow-up, retrieving and re-ranking
+    RESTORING = "restoring"  # loading (or first building) the cached state of the pinned core
+    READING = "reading"  # the model evaluates the prompt (prefill)
+    WRITING = "writing"  # the first piece of the answer has arrived
+
+
+_STAGE_TEXT = {
+    Stage.SEARCHING: "Searching your documents\u2026",
+    Stage.RESTORING: "Loading the pinned documents\u2026",
+    Stage.WRITING: "Writing\u2026",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerStage:
+    """One step of preparing an answer. `passages` are known once retrieval has ended (the
+    answer's own passages, core first); `prefill_done` of `prefill_total` prompt tokens are
+    evaluated (a total of 0: the engine cannot tell, as an LLM server cannot)."""
+
+    stage: Stage
+    passages: tuple[Passage, ...] = ()
+    prompt_tokens: int = 0
+    prefill_done: int = 0
+    prefill_total: int = 0
+
+    @property
+    def progress(self) -> float | None:
+        """The fraction of the prompt evaluated, or None when it is not known."""
+        return self.prefill_done / self.prefill_total if self.prefill_total > 0 else None
+
+    def describe(self) -> str:
+        """One short line for a person: the GUI's pending answer and the CLI's stderr."""
+        if self.stage is not Stage.READING:
+            return _STAGE_TEXT[self.stage]
+        n = len(self.passages)
+        text = f"Reading {n} passage{'' if n == 1 else 's'}"
+        text += f" ({self.prompt_tokens:,} tokens)\u2026" if self.prompt_tokens else "\u2026"
+        progress = self.progress
+        return text if progress is None else f"{text} {progress:.0%}"

@@ -85,6 +85,7 @@ class Reranker(Protocol):
 
 
 TokenCallback = Callable[[str], None]
+PrefillCallback = Callable[[int, int], None]  # (prompt tokens evaluated, tokens to evaluate)
 
 
 @dataclass(frozen=True, slots=True)

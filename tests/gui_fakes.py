@@ -10,7 +10,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import (
     EVERYWHERE,
     Answer,
+    AnswerStage,
     Chunk,
     Citation,
     DocKind,
@@ -30,6 +31,7 @@ from desktop_rag.domain import (
     LineBox,
     Outcome,
     Passage,
+    Stage,
 )
 from desktop_rag.errors import CancelledError, NotFoundError
 from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
@@ -66,6 +68,8 @@ class FakeServices:
         self.ctx = ctx
         self.reply = reply or DEFAULT_REPLY
         self.token_delay = token_delay
+        self.prefill_steps = 0  # steps of the reading stage, each `prefill_delay` s long
+        self.prefill_delay = 0.0
         self.file_delay = 0.0
         self.docs: dict[str, Document] = {}
         self.chunks: dict[str, list[Chunk]] = {}
@@ -154,6 +158,15 @@ class FakeServices:
             self.followed = [f for f in self.followed if f.path not in wanted]
         return [FileOutcome(d.path, Outcome.REMOVED, doc_id=d.doc_id) for d in gone]
 
+    def rename(self, path: str | Path, title: str) -> Document:
+        self._seen()
+        with self.lock:
+            doc = next((d for d in self.docs.values() if d.path == str(path)), None)
+            if doc is None:
+                raise NotFoundError(f"{path} is not in the library", "see `desktop-rag list`")
+            self.docs[doc.doc_id] = replace(doc, title=title, title_by_user=True)
+            return self.docs[doc.doc_id]
+
     def list_documents(self) -> list[Document]:
         with self.lock:
             return [_with_core(d, d.doc_id in self.core) for d in self.docs.values()]
@@ -178,23 +191,40 @@ class FakeServices:
     # ---- answers -------------------------------------------------------------------------
     def ask(self, question: str, chat_id: str | None = None, k: int | None = None,
             on_token: Callable[[str], None] | None = None,
-            cancel: CancelToken | None = None, scope: DocScope = EVERYWHERE) -> Answer:
+            cancel: CancelToken | None = None, scope: DocScope = EVERYWHERE,
+            on_stage: Callable[[AnswerStage], None] | None = None) -> Answer:
         self._seen()
         self.scopes.append(scope)
+        stage = on_stage or _no_stage
+        stage(AnswerStage(Stage.SEARCHING))
         chunk = self.search_chunk("completed", scope) or self.search_chunk("", scope)
-        for piece in self.reply.split(" "):
+        passages = (Passage(1, chunk, chunk.text, 0.9),) if chunk else ()
+        self._read(passages, stage, cancel)
+        for i, piece in enumerate(self.reply.split(" ")):
             if cancel is not None and cancel.cancelled:
                 raise CancelledError()
             time.sleep(self.token_delay)
+            if i == 0:
+                stage(AnswerStage(Stage.WRITING, passages, 1840))
             if on_token is not None:
                 on_token(piece + " ")
         chat_id = chat_id or self.new_chat()
-        passages = (Passage(1, chunk, chunk.text, 0.9),) if chunk else ()
         answer = Answer(question, self.reply, chat_id,
                         (Citation(1, chunk, 0.8),) if chunk else (), passages,
                         ("The moon is cheese.",), False, "none", False, {"ttft_ms": 12.0})
         self.chats[chat_id].turns.append(answer)
         return answer
+
+    def _read(self, passages: tuple[Passage, ...], stage: Callable[[AnswerStage], None],
+              cancel: CancelToken | None) -> None:
+        """The reading stage: `prefill_steps` steps of 128 tokens; a Stop ends it between two."""
+        total = 128 * self.prefill_steps
+        for done in range(0, total + 1, 128):
+            if cancel is not None and cancel.cancelled:
+                raise CancelledError()
+            stage(AnswerStage(Stage.READING, passages, 1840, done, total))
+            if done < total:
+                time.sleep(self.prefill_delay)
 
     def new_chat(self) -> str:
         chat_id = f"chat{len(self.chats) + 1}"
@@ -238,6 +268,8 @@ class FakeServices:
 
 
 def _with_core(doc: Document, core: bool) -> Document:
-    from dataclasses import replace
-
     return replace(doc, is_core=core)
+
+
+def _no_stage(_stage: AnswerStage) -> None:
+    """The stage callback of a caller that asks for none."""

@@ -14,9 +14,15 @@ from desktop_rag.cli import main
 
 
 def _run(capsys: Any, *argv: str) -> tuple[int, Any]:
+    code, out, _ = _run_err(capsys, *argv)
+    return code, out
+
+
+def _run_err(capsys: Any, *argv: str) -> tuple[int, Any, str]:
+    """Also what went to stderr (the stages of an answer)."""
     code = main(list(argv))
-    out = capsys.readouterr().out
-    return code, (json.loads(out) if "--json" in argv else out)
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if "--json" in argv else out), err
 
 
 @pytest.fixture
@@ -82,7 +88,7 @@ def test_core_commands_and_cached_answers(library: tuple[str, Path], capsys: Any
     assert status["budget"] > status["total_tokens"]
     code, built = _run(capsys, "--data-dir", data, "--profile", "tiny", "core", "build", "--json")
     assert code == 0 and built["state"] == "ready" and built["cache_bytes"] > 0
-    code, doc = _run(
+    code, doc, err = _run_err(
         capsys,
         "--data-dir",
         data,
@@ -93,6 +99,7 @@ def test_core_commands_and_cached_answers(library: tuple[str, Path], capsys: Any
         "--json",
     )
     assert code == 0 and doc["timings"]["cached_tokens"] > 100
+    assert "Loading the pinned documents\u2026\nReading " in err
     code, listed = _run(capsys, "--data-dir", data, "--profile", "tiny", "core", "list", "--json")
     assert listed["state"] == "ready"
 
@@ -125,3 +132,16 @@ def test_ask_about_one_document_cites_only_it(library: tuple[str, Path], capsys:
     assert doc["refused"] or "1987" not in doc["answer"]
     code, _ = _run(capsys, *argv[:-1], "--doc", str(pdf.parent / "missing.pdf"))
     assert code == 1
+
+
+def test_ask_prints_its_stages_to_stderr_only(library: tuple[str, Path], capsys: Any) -> None:
+    data, _ = library
+    argv = ["--data-dir", data, "--profile", "tiny", "ask", "Who founded the observatory?"]
+    code, doc, err = _run_err(capsys, *argv, "--json")
+    assert code == 0 and doc["answer"]  # stdout is the JSON document alone
+    lines = err.splitlines()
+    assert lines[0] == "Searching your documents\u2026" and "\r" not in err  # not a terminal
+    assert lines[1].startswith("Reading ") and lines[1].endswith(" tokens)\u2026")
+    assert lines[2] == "Writing\u2026"
+    code, out, err = _run_err(capsys, *argv)
+    assert code == 0 and "Searching" not in out and "Writing\u2026" in err

@@ -54,7 +54,12 @@ def test_answer_cites_the_right_chunk_and_page(fake_context: Any) -> None:
         "bboxes",
         "support",
         "inferred",
+        "pages",
+        "evidence",
     }
+    (evidence,) = doc["citations"][0]["evidence"]
+    assert set(evidence) == {"sentence", "text", "page", "chunk_id", "char_span", "bboxes", "score"}
+    assert evidence["text"] == STEEL and evidence["page"] == 2
     assert doc["citations"][0]["inferred"] is False
     assert doc["citations"][0]["text"] == STEEL
     assert set(doc["timings"]) == {

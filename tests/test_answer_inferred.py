@@ -54,8 +54,8 @@ def test_each_sentence_goes_to_its_own_passage_and_weak_ones_stay_flagged() -> N
     passages = [_passage(1, STEEL), _passage(2, BANANA)]
     reply = f"Bananas grow in warm tropical places. The plant made 420 tonnes of steel. {UNRELATED}"
     checker = CitationChecker(HashEmbedder())
-    sentences = checker.attribute(checker.sentences(reply, passages), passages)
-    assert [(s.cited, s.inferred) for s in sentences] == [((2,), True), ((1,), True), ((), False)]
+    sentences = checker.check(reply, passages)
+    assert [(s.evidence_n, s.inferred) for s in sentences] == [(2, True), (1, True), (None, False)]
     assert checker.unsupported(sentences) == [UNRELATED]
     assert [(c.n, c.inferred) for c in checker.citations(sentences, passages)] == [
         (1, True),
@@ -66,10 +66,8 @@ def test_each_sentence_goes_to_its_own_passage_and_weak_ones_stay_flagged() -> N
 def test_attribution_without_an_embedder_uses_word_overlap() -> None:
     passages = [_passage(1, STEEL)]
     checker = CitationChecker(None)
-    sentences = checker.attribute(
-        checker.sentences("It made 420 tonnes of steel.", passages), passages
-    )
-    assert sentences[0].cited == (1,) and sentences[0].inferred
+    sentences = checker.check("It made 420 tonnes of steel.", passages)
+    assert sentences[0].evidence_n == 1 and sentences[0].inferred and sentences[0].supported
 
 
 def test_inferred_citations_render_as_marked_links() -> None:

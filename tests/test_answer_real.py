@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -9,8 +10,11 @@ from typing import Any
 import pytest
 from answer_helpers import AnswerServices, add_document, tiny_context
 
+from desktop_rag.domain import AnswerStage, Stage
+from desktop_rag.errors import CancelledError
 from desktop_rag.llm import prompts
 from desktop_rag.llm.rerank_llm import build_llm_reranker
+from desktop_rag.progress import CancelToken
 
 STEEL = "The northern plant produced 420 tonnes of steel in 2019, the annual report says."
 INJECTION = (
@@ -73,3 +77,36 @@ def test_llm_reranker_gives_deterministic_probabilities(services: AnswerServices
         "What colour are bananas?",
         ["Bananas are yellow.", "The plant produced 420 tonnes of steel."],
     )
+
+
+def test_stages_in_order_with_prefill_progress_to_the_end(services: AnswerServices) -> None:
+    stages: list[AnswerStage] = []
+    answer = services.ask("What did the annual report say about steel?", on_stage=stages.append)
+    reading = [s for s in stages if s.stage is Stage.READING]
+    kinds = [s.stage for s in stages]
+    assert kinds == [Stage.SEARCHING, *[Stage.READING] * len(reading), Stage.WRITING]
+    assert all(s.passages == answer.passages for s in reading) and answer.passages
+    assert reading[0].prompt_tokens == answer.timings["prompt_tokens"] > 50
+    steps = [s for s in reading if s.prefill_total]
+    done = [s.prefill_done for s in steps]
+    assert len(steps) >= 2 and done == sorted(done) and done[0] == 0
+    assert steps[-1].prefill_done == steps[-1].prefill_total and steps[-1].progress == 1.0
+
+
+def test_a_stop_while_the_prompt_is_read_ends_the_answer_at_once(
+    services: AnswerServices,
+) -> None:
+    token, stopped_at = CancelToken(), list[float]()
+
+    def stop_while_reading(stage: AnswerStage) -> None:
+        if stage.prefill_total and not stopped_at:
+            stopped_at.append(time.perf_counter())
+            token.cancel()
+
+    chat_id = services.new_chat()
+    with pytest.raises(CancelledError):
+        services.ask("Which plant produced steel?", chat_id, cancel=token,
+                     on_stage=stop_while_reading)
+    assert time.perf_counter() - stopped_at[0] < 0.5
+    assert services.chat_history(chat_id) == []  # nothing was written: nothing is kept
+    assert services.ask("Which plant produced steel?").answer  # the engine is still usable

@@ -14,7 +14,7 @@ from desktop_rag.cli import build_parser, main
 HEAVY = ("torch", "chromadb", "llama_cpp", "pymupdf", "fitz", "sentence_transformers", "PySide6",
          "numpy", "onnxruntime", "desktop_rag.services")
 CONTRACT_COMMANDS = ("doctor", "ingest", "sync", "folders", "unfollow", "list", "remove",
-                     "search", "ask", "core", "eval")
+                     "rename", "search", "ask", "core", "eval")
 CONTRACT_INVOCATIONS = [
     ["--data-dir", "D", "--profile", "tiny", "doctor", "--json"],
     ["doctor", "--check"],
@@ -24,6 +24,7 @@ CONTRACT_INVOCATIONS = [
     ["folders", "--json"],
     ["unfollow", "d1", "d2", "--json"],
     ["remove", "a.pdf", "--json"],
+    ["rename", "a.pdf", "A new title", "--json"],
     ["search", "q", "--k", "3", "--mode", "bm25", "--rerank", "cross-encoder", "--json"],
     ["search", "q", "--mode", "dense", "--rerank", "llm"],
     ["search", "q", "--mode", "hybrid", "--rerank", "auto"],
@@ -132,3 +133,31 @@ def test_files_of_unread_types_are_summed_up_in_one_line(
         "skipped   /p/empty.md: empty file (0 bytes)",
         "skipped   4 files of types the library does not read: .png (3), .xlsx (1)",
     ]
+
+
+def test_rename_gives_a_document_the_users_title(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from desktop_rag.domain import Chunk, DocKind, DocStatus, Document
+    from desktop_rag.paths import resolve_paths
+    from desktop_rag.store.catalog import Catalog
+
+    pdf = str(tmp_path / "NETFLIX_2015_10K.pdf")
+    catalog = Catalog(resolve_paths(tmp_path).catalog_db)
+    catalog.add_pending(
+        Document("d1", pdf, "NETFLIX 2015 10K", DocKind.PDF, "s" * 64, 1, 0.0, 1, 1,
+                 DocStatus.PENDING, stated_title="0001065280-16-000047"),
+        [Chunk("d1:00000", "d1", pdf, "NETFLIX 2015 10K", DocKind.PDF, "Streaming.", 0, (1,),
+               (0, 10))],
+    )
+    catalog.finalize("d1")
+    catalog.close()
+    data = ["--data-dir", str(tmp_path)]
+    assert main([*data, "rename", pdf, "Netflix annual report 2015"]) == 0
+    assert capsys.readouterr().out == f'renamed   {pdf}: now titled "Netflix annual report 2015"\n'
+    assert main([*data, "list"]) == 0
+    assert "title: Netflix annual report 2015 (1 page" in capsys.readouterr().out
+    missing = str(tmp_path / "nowhere.pdf")
+    assert main([*data, "rename", missing, "X"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and f"error: {missing} is not in the library" in captured.err

@@ -48,6 +48,29 @@ def test_unsupported_sentences_and_refusals_are_marked() -> None:
     assert "Not answered from your documents" in refused
 
 
+# Latin-1 and the few symbols of WGL4, the set every common UI font (Segoe UI, Arial, DejaVu,
+# Noto, Cantarell) draws; emoji and dingbats (\u26d4, \u2713, \u2715) show as empty boxes.
+FONT_SAFE = frozenset(map(chr, range(0x20, 0x7F))) | frozenset(map(chr, range(0xA0, 0x100))) | (
+    frozenset("\n\t\u2013\u2014\u2018\u2019\u201c\u201d\u2022\u2026\u2039\u203a\u2212\u25b2\u25bc")
+)
+
+
+def test_gui_strings_use_only_glyphs_every_font_has() -> None:
+    import ast
+
+    import desktop_rag.gui
+
+    shown = [answer_html(TurnView("q", "No.", refused=True)),
+             answer_html(TurnView("q", "Fine [1]. Made up.", unsupported=("Made up.",))),
+             answer_html(TurnView("q", "Still typing", streaming=True))]
+    assert "Not answered from your documents" in shown[0]
+    for source in sorted(Path(desktop_rag.gui.__file__).parent.glob("*.py")):
+        shown += [node.value for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    odd = {f"U+{ord(c):04X}" for text in shown for c in text if c not in FONT_SAFE}
+    assert not odd, odd
+
+
 def test_streaming_text_is_escaped_plain_text() -> None:
     html = answer_html(TurnView("q", "a <b> **c**", streaming=True))
     assert "&lt;b&gt;" in html and "**c**" in html

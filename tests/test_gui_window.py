@@ -389,14 +389,13 @@ def test_library_context_menu_and_core(qtbot, window, fake, tmp_path) -> None:
     rows = window.library_panel.model.rows()
     menu = window.library_panel.build_menu(rows)
     labels = [a.text() for a in menu.actions()]
-    assert labels == [
-        "Open", "Re-index", "Remove from library", "Ask about this document only", "Pin as core"
-    ]
+    assert labels == ["Open", "Rename\u2026", "Re-index", "Remove from library",
+                      "Ask about this document only", "Pin as core"]
     menu.actions()[0].trigger()  # Open
     qtbot.waitUntil(lambda: window.viewer.location is not None)
     assert (window.viewer.location.path, window.viewer.page_box.value()) == (str(pdf), 1)
     assert window.viewer.stack.currentWidget() is window.viewer.pdf
-    menu.actions()[4].trigger()
+    menu.actions()[5].trigger()
     qtbot.waitUntil(lambda: window.core_panel.docs.count() == 1)
     qtbot.waitUntil(lambda: window.library_panel.model.rows()[0].is_core)
     assert "stale" in window.core_panel.state_label.text()
@@ -404,7 +403,7 @@ def test_library_context_menu_and_core(qtbot, window, fake, tmp_path) -> None:
     assert window.library_panel.proxy.rowCount() == 0
     window.library_panel.filter_box.setText("OBSERV")
     assert window.library_panel.proxy.rowCount() == 1
-    menu.actions()[2].trigger()
+    menu.actions()[3].trigger()
     qtbot.waitUntil(lambda: window.library_panel.model.rowCount() == 0)
 
 

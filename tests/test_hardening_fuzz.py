@@ -172,7 +172,7 @@ def test_citations_only_name_the_given_sources(answer: str, given_n: int) -> Non
     valid = {p.n for p in passages}
     assert set(citations.cited_numbers(answer, valid)) <= valid
     checker = citations.CitationChecker(None)
-    sentences = checker.sentences(answer, passages)
+    sentences = checker.check(answer, passages)
     assert {n for s in sentences for n in s.cited} <= valid
     assert {c.n for c in checker.citations(sentences, passages)} <= valid
 

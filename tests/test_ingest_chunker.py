@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from desktop_rag.domain import LineBox
 from desktop_rag.ingest.chunker import Chunker
 from desktop_rag.ingest.notes import markdown_segments
-from desktop_rag.ingest.segments import Line, Segment
+from desktop_rag.ingest.segments import SOFT_HYPHEN, Line, Segment
 from desktop_rag.testing import HashEmbedder, WordTokenCounter
 
 WORD = re.compile(r"\w+")
@@ -71,8 +71,31 @@ def test_line_boxes_follow_the_sentences_of_a_split_paragraph() -> None:
     lines = (Line(0, len(first), box1), Line(len(first) + 1, len(text), box2))
     seg = Segment(text, 1, 0, len(text), lines)
     drafts = list(chunker(limit=9, target=7).chunk([seg]))
-    assert [d.bboxes for d in drafts] == [(box1,), (box2,)]
+    assert [[_where(b) for b in d.bboxes] for d in drafts] == [[_where(box1)], [_where(box2)]]
     assert drafts[1].char_span == (len(first) + 1, len(text))
+    assert [d.text[b.start : b.end] for d in drafts for b in d.bboxes] == [first, second]
+
+
+def _where(box: LineBox) -> tuple[float, ...]:
+    return (box.page, box.x0, box.y0, box.x1, box.y1)
+
+
+def test_each_line_box_knows_its_characters_across_pages_and_rejoined_words() -> None:
+    """A sentence of a chunk can be placed on its own page and lines (the citation's page)."""
+    one = "A short first page."
+    body = "The answer is zorblax-7731 on the second page, exam" + SOFT_HYPHEN + "\nple here."
+    box = [LineBox(1, 0, 0, 90, 10), LineBox(2, 0, 0, 200, 10), LineBox(2, 0, 12, 60, 22)]
+    cut = body.index("\n")
+    segs = [
+        Segment(one, 1, 0, len(one), (Line(0, len(one), box[0]),)),
+        Segment(body.replace("\n", " "), 2, 0, len(body),
+                (Line(0, cut, box[1]), Line(cut + 1, len(body), box[2]))),
+    ]  # fmt: skip
+    (draft,) = chunker(target=40).chunk(segs)
+    assert draft.pages == (1, 2) and "example here." in draft.text
+    placed = [draft.text[b.start : b.end] for b in draft.bboxes]
+    assert placed == [one, "The answer is zorblax-7731 on the second page, exam", "ple here."]
+    assert [b.page for b in draft.bboxes] == [1, 2, 2]
 
 
 @settings(max_examples=60, deadline=None)

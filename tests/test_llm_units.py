@@ -48,7 +48,7 @@ def test_support_scores_and_unsupported_flags() -> None:
         "Its revenue reached 9 billion dollars in 2020."
     )
     checker = CitationChecker(HashEmbedder())
-    sentences = checker.sentences(answer, passages)
+    sentences = checker.check(answer, passages)
     assert sentences[0].support is not None and sentences[0].support > 0.6
     assert sentences[1].support is not None and sentences[1].support < 0.35
     assert sentences[2].support is None
@@ -62,7 +62,7 @@ def test_support_scores_and_unsupported_flags() -> None:
 
 def test_refusal_and_questions_are_not_flagged_as_uncited_facts() -> None:
     checker = CitationChecker(None)
-    sentences = checker.sentences(prompts.NOT_FOUND + " Would you like to ask another?", [])
+    sentences = checker.check(prompts.NOT_FOUND + " Would you like to ask another?", [])
     assert checker.unsupported(sentences) == []
     assert prompts.is_not_found(prompts.NOT_FOUND)
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_rag.cli.commands_search import add_doc_option
 from desktop_rag.cli.output import emit_json, open_services, say, warn
-from desktop_rag.domain import Answer
+from desktop_rag.domain import Answer, AnswerStage, Citation, Evidence, LineBox, Stage
 from desktop_rag.progress import CancelToken, ProgressEvent
 
 if TYPE_CHECKING:  # the services package loads numpy: not for `--help`
@@ -57,13 +57,49 @@ def _stream(piece: str) -> None:
     sys.stdout.flush()
 
 
+class StageLines:
+    """Each stage of an answer on a line of its own on stderr, so that the wait before the first
+    word is not silent. On a terminal the prefill progress updates its line in place (\\r); in a
+    log it would be one line per step, so there it is left out."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.stage: Stage | None = None
+        self.width = 0  # of the line still open on a terminal (0: none)
+
+    def __call__(self, stage: AnswerStage) -> None:
+        if stage.stage is self.stage:
+            if self.tty and stage.progress is not None:
+                self._show(stage.describe(), "\r")
+            return
+        self.stage = stage.stage
+        self._show(stage.describe(), "\n" if self.width else "")
+
+    def _show(self, text: str, before: str) -> None:
+        padded = text.ljust(self.width) if before == "\r" else text
+        open_line = self.tty and self.stage is Stage.READING
+        self.stream.write(before + padded + ("" if open_line else "\n"))
+        self.stream.flush()
+        self.width = len(padded) if open_line else 0
+
+    def close(self) -> None:
+        """Ends a progress line still open (a Stop while the prompt was read)."""
+        if self.width:
+            self.stream.write("\n")
+            self.width = 0
+
+
 def run_ask(args: argparse.Namespace) -> int:
-    token = CancelToken()
+    token, stages = CancelToken(), StageLines(sys.stderr)
     with open_services(args) as services, _cancel_on_interrupt(token):
         on_token = None if args.json else _stream
         scope = services.scope_of(args.doc)
-        answer = services.ask(args.question, chat_id=args.chat, k=args.k, on_token=on_token,
-                              cancel=token, scope=scope)
+        try:
+            answer = services.ask(args.question, chat_id=args.chat, k=args.k, on_token=on_token,
+                                  cancel=token, scope=scope, on_stage=stages)
+        finally:
+            stages.close()
     if args.json:
         emit_json(answer_json(answer))
     else:
@@ -89,13 +125,24 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     }
 
 
-def _citation(c: Any, text: str) -> dict[str, Any]:
+def _citation(c: Citation, text: str) -> dict[str, Any]:
+    """`page` is the page of the best evidence (where the fact is); `pages` every page the
+    chunk spans; `evidence` the supporting source sentence(s) of each cited answer sentence."""
     chunk = c.chunk
-    boxes = [[b.page, b.x0, b.y0, b.x1, b.y1] for b in chunk.bboxes]
     return {"n": c.n, "chunk_id": chunk.chunk_id, "doc_id": chunk.doc_id, "path": chunk.path,
-            "title": chunk.title, "page": chunk.page, "text": text,
-            "char_span": list(chunk.char_span), "bboxes": boxes, "support": c.support,
-            "inferred": c.inferred}
+            "title": chunk.title, "page": c.page, "pages": list(chunk.pages), "text": text,
+            "char_span": list(chunk.char_span), "bboxes": _boxes(chunk.bboxes),
+            "support": c.support, "inferred": c.inferred,
+            "evidence": [_evidence(e) for e in c.evidence]}  # fmt: skip
+
+
+def _boxes(boxes: Sequence[LineBox]) -> list[list[float]]:
+    return [[b.page, b.x0, b.y0, b.x1, b.y1] for b in boxes]
+
+
+def _evidence(e: Evidence) -> dict[str, Any]:
+    return {"sentence": e.sentence, "text": e.text, "page": e.page, "chunk_id": e.chunk_id,
+            "char_span": list(e.char_span), "bboxes": _boxes(e.boxes), "score": e.score}
 
 
 def _print_answer(answer: Answer) -> None:
@@ -104,7 +151,7 @@ def _print_answer(answer: Answer) -> None:
     else:
         say()
     for c in answer.citations:
-        page = f", page {c.chunk.page}" if c.chunk.page else ""
+        page = f", page {c.page}" if c.page else ""
         mark = "* (attributed after generation)" if c.inferred else ""
         say(f"[{c.n}]{mark} {c.chunk.title}{page} ({c.chunk.path}) support {c.support:.2f}")
     for sentence in answer.unsupported_sentences:

@@ -1,14 +1,17 @@
-"""CLI commands of the eval area: `eval beir DIR`, `eval pdfqa QUESTIONS_JSONL DOCS_DIR`."""
+"""CLI commands of the eval area: `eval beir DIR`, `eval pdfqa QUESTIONS_JSONL DOCS_DIR`,
+`eval answers QUESTIONS_JSONL DOCS_DIR`."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from desktop_rag.cli.output import emit_json, open_services, say
 from desktop_rag.progress import ProgressEvent
+from desktop_rag.retrieval.pdfqa import DOCUMENT, LIBRARY
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
@@ -27,6 +30,46 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     _common(pdfqa)
     pdfqa.add_argument("--rerank", default="none", help="re-ranker for the searches (default none)")
     pdfqa.set_defaults(func=run_pdfqa)
+    _register_answers(kinds)
+
+
+def _register_answers(kinds: Any) -> None:
+    answers = kinds.add_parser(
+        "answers", help="questions over PDFs: answer accuracy (MMLongBench-Doc scoring)"
+    )
+    answers.add_argument("questions", metavar="QUESTIONS_JSONL")
+    answers.add_argument("docs", metavar="DOCS_DIR")
+    _common(answers)
+    answers.add_argument(
+        "--limit", type=int, metavar="N", help="a subset spread over sources and documents"
+    )
+    answers.add_argument(
+        "--scope",
+        choices=(DOCUMENT, LIBRARY),
+        default=DOCUMENT,
+        help="ask each question of its own document (default) or of the whole library",
+    )
+    answers.add_argument(
+        "--out", metavar="FILE", help="per-question records (default answers-eval.jsonl here)"
+    )
+    answers.add_argument(
+        "--sources", metavar="LIST", type=_source_list, default=(),
+        help="only questions whose evidence is in these, comma-separated: "
+        "text, table, layout, chart, figure, none (unanswerable); default all",
+    )  # fmt: skip
+    answers.set_defaults(func=run_answers)
+
+
+def _source_list(text: str) -> tuple[str, ...]:
+    from desktop_rag.retrieval.answer_eval import SOURCE_NAMES
+
+    names = tuple(n.strip().lower() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in SOURCE_NAMES]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown source {unknown[0]!r}; use {', '.join(SOURCE_NAMES)}"
+        )
+    return names
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -76,6 +119,61 @@ def run_pdfqa(args: argparse.Namespace) -> int:
     say("\nSearching within the question's document (hybrid):")
     print_table(report["within_document"]["by_source"], columns)
     return 0
+
+
+def _records_path(args: argparse.Namespace) -> Path:
+    if args.out:
+        return Path(args.out).expanduser()
+    return (_workdir(args) or Path.cwd()) / "answers-eval.jsonl"
+
+
+def answers_progress(event: ProgressEvent) -> None:
+    """Every answer (they take seconds each) with the running accuracy; ingestion as usual."""
+    if event.stage != "answer":
+        stderr_progress(event)
+        return
+    sys.stderr.write(f"\rquestion {event.done}/{event.total}, {event.message}")
+    sys.stderr.write("\n" if event.done == event.total else "")
+    sys.stderr.flush()
+
+
+def run_answers(args: argparse.Namespace) -> int:
+    from desktop_rag.services.evaluation import AnswerEvalOptions
+
+    path = _records_path(args)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as out, open_services(args) as services:
+
+        def write(record: dict[str, Any]) -> None:
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.flush()  # a long run that stops early keeps what it has
+
+        options = AnswerEvalOptions(args.limit, args.scope, write, args.sources)
+        report = services.eval_answers(
+            args.questions, args.docs, answers_progress, _workdir(args), options
+        )
+    report["records"] = str(path)
+    if args.json:
+        emit_json(report)
+        return 0
+    print_answers(report)
+    return 0
+
+
+def print_answers(report: dict[str, Any]) -> None:
+    r = report
+    say(f"{r['questions']} questions ({r['answerable']} answerable) over {r['documents']} "
+        f"documents, scope {r['scope']}, model {r['model']}")  # fmt: skip
+    say(f"accuracy {r['accuracy']:.3f} (partial-credit score {r['score']:.3f}, F1 {r['f1']:.3f});"
+        f" unanswerable refused: {r['refusal_rate_unanswerable']}")  # fmt: skip
+    say(f"median time to first token {r['ttft_ms_p50']} ms, total {r['total_ms_p50']} ms")
+    columns = ["questions", "accuracy", "score", "refused"]
+    for title, key in (("answer format", "by_format"), ("evidence source", "by_source")):
+        say(f"\nBy {title}:")
+        print_table(report[key], columns)
+    say("\nAnswerable questions by retrieval (refused = false refusals):")
+    print_table(report["by_retrieval"], columns)
+    say(f"\nrecords: {report['records']}")
 
 
 def print_table(rows: dict[str, dict[str, float]], columns: list[str]) -> None:

@@ -1,4 +1,4 @@
-"""CLI commands of the library area: ingest, sync, folders, list, remove."""
+"""CLI commands of the library area: ingest, sync, folders, list, remove, rename."""
 
 from __future__ import annotations
 
@@ -58,6 +58,16 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     remove.add_argument("paths", nargs="+", metavar="PATH")
     remove.add_argument("--json", action="store_true", help="one JSON document on stdout")
     remove.set_defaults(func=run_remove)
+    rename = sub.add_parser(
+        "rename", help="give a document the title you want",
+        description="Show a document under a title of your choice (in `list`, the app and the "
+        "sources of answers). The title stays when the file is moved or changed and read "
+        "again; its old titles and file name stay searchable.",
+    )
+    rename.add_argument("path", metavar="PATH", help="the document's file (or its doc id)")
+    rename.add_argument("title", metavar="TITLE")
+    rename.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    rename.set_defaults(func=run_rename)
 
 
 class _Progress:
@@ -153,6 +163,16 @@ def run_remove(args: argparse.Namespace) -> int:
 def run_unfollow(args: argparse.Namespace) -> int:
     with open_services(args) as services:
         return _show_outcomes(args, services.unfollow(args.paths))
+
+
+def run_rename(args: argparse.Namespace) -> int:
+    with open_services(args) as services:
+        doc = services.rename(args.path, args.title)
+    if args.json:
+        emit_json({"document": doc})
+    else:
+        say(f"renamed   {doc.path}: now titled \"{doc.title}\"")
+    return 0
 
 
 def _show_outcomes(args: argparse.Namespace, outcomes: Sequence[FileOutcome]) -> int:

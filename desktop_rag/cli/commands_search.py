@@ -37,7 +37,8 @@ def result_json(item: ScoredChunk, rank: int) -> dict[str, Any]:
     c = item.chunk
     return {
         "rank": rank, "score": item.score, "chunk_id": c.chunk_id, "doc_id": c.doc_id,
-        "path": c.path, "title": c.title, "page": c.page, "text": c.text,
+        "path": c.path, "title": c.title, "page": item.page, "pages": list(c.pages),
+        "text": c.text,
         "char_span": list(c.char_span), "bboxes": to_jsonable(c.bboxes),
     }  # fmt: skip
 
@@ -60,7 +61,7 @@ def print_human(result: SearchResult, scope: DocScope = EVERYWHERE) -> None:
     if result.insufficient_evidence:
         say("Insufficient evidence: nothing in the library looks relevant to this query.")
     for n, item in enumerate(result.results, start=1):
-        page = f", page {item.chunk.page}" if item.chunk.page is not None else ""
+        page = f", page {item.page}" if item.page is not None else ""
         say(f"\n{n}. {item.chunk.title}{page}  [{item.score:.4f}]  {item.chunk.path}")
         snippet = textwrap.shorten(item.chunk.text, SNIPPET_CHARS, placeholder=" ...")
         say(textwrap.indent(textwrap.fill(snippet, 96), "   "))

@@ -10,7 +10,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_rag.domain import EVERYWHERE, Answer, Chunk, DocScope
+from desktop_rag.domain import EVERYWHERE, Answer, AnswerStage, Chunk, DocScope, Evidence
 from desktop_rag.errors import CancelledError
 from desktop_rag.gui.chat_pane import ChatPane
 from desktop_rag.gui.error_presenter import describe
@@ -88,7 +88,8 @@ class ChatController(QObject):
     answered = Signal(object)  # Answer
     engine_state = Signal(dict)  # engine_info()
     ttft = Signal(float)  # ms, measured at the GUI from question to first token
-    open_chunk = Signal(object)  # Chunk
+    retrieved = Signal(object)  # tuple[Passage, ...] of the pending answer, once retrieved
+    open_chunk = Signal(object, object)  # Chunk, Evidence | None
     scope_changed = Signal(frozenset)  # doc ids the questions are about (empty: whole library)
 
     def __init__(self, services: GuiServices, pane: ChatPane, llm: SerialWorker) -> None:
@@ -100,6 +101,7 @@ class ChatController(QObject):
         self.job: Job | None = None
         self._asked_at = 0.0
         self._first_token_at: float | None = None
+        self._retrieved_shown = False
         self.scope = EVERYWHERE
         pane.ask_requested.connect(self.ask)
         pane.scope_cleared.connect(lambda: self.set_scope([]))
@@ -168,19 +170,34 @@ class ChatController(QObject):
     def ask(self, question: str) -> Job:
         self.pane.begin_answer(question)
         self._asked_at, self._first_token_at = time.perf_counter(), None
+        self._retrieved_shown = False
         chat_id, scope = self.chat_id, self.scope
         self.job = self.llm.submit(
             "ask",
             lambda j: self.services.ask(
-                question, chat_id, on_token=j.report, cancel=j.cancel, scope=scope
+                question, chat_id, on_token=j.report, cancel=j.cancel, scope=scope,
+                on_stage=j.report,
             ),
-            on_done=self._answered, on_progress=self._token, on_error=self._failed,
+            on_done=self._answered, on_progress=self._progress, on_error=self._failed,
         )
         return self.job
 
     def stop(self) -> None:
         if self.job is not None:
             self.job.cancel.cancel()
+
+    def _progress(self, payload: object) -> None:
+        """Stages and pieces of text share the job's report channel, in the order they came."""
+        if isinstance(payload, AnswerStage):
+            self._stage(payload)
+        else:
+            self._token(payload)
+
+    def _stage(self, stage: AnswerStage) -> None:
+        self.pane.show_stage(stage.describe())
+        if stage.passages and not self._retrieved_shown:
+            self._retrieved_shown = True
+            self.retrieved.emit(stage.passages)
 
     def _token(self, token: object) -> None:
         if self._first_token_at is None:
@@ -212,7 +229,13 @@ class ChatController(QObject):
     def _citation_clicked(self, turn: int, n: int) -> None:
         chunk = self.cited_chunk(turn, n)
         if chunk is not None:
-            self.open_chunk.emit(chunk)
+            self.open_chunk.emit(chunk, self.cited_evidence(turn, n))
+
+    def cited_evidence(self, turn: int, n: int) -> Evidence | None:
+        """The best evidence of citation `n` of an answer of this session, if it has one."""
+        answer = self.pane.answers.get(turn)
+        found = [c for c in answer.citations if c.n == n] if answer is not None else []
+        return found[0].evidence[0] if found and found[0].evidence else None
 
     def cited_chunk(self, turn: int, n: int) -> Chunk | None:
         answer = self.pane.answers.get(turn)

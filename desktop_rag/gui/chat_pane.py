@@ -160,12 +160,22 @@ class ChatPane(QWidget):
         self._set_busy(True)
         self.refresh()
 
+    def show_stage(self, text: str) -> None:
+        """What the pending answer waits on (searching, reading...); its first words replace it."""
+        if self.turns and self.turns[-1].streaming:
+            self.turns[-1] = replace(self.turns[-1], stage=text)
+            self._render_soon()
+
     def append_token(self, token: str) -> None:
         if self.turns and self.turns[-1].streaming:
             last = self.turns[-1]
             self.turns[-1] = replace(last, answer=last.answer + token)
-            if not self._render_timer.isActive():
-                self._render_timer.start()
+            self._render_soon()
+
+    def _render_soon(self) -> None:
+        """At most one render per RENDER_INTERVAL_MS: tokens and progress come faster."""
+        if not self._render_timer.isActive():
+            self._render_timer.start()
 
     def finish_answer(self, answer: Answer, note: str = "") -> None:
         self._render_timer.stop()

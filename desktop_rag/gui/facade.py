@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import (
     Answer,
+    AnswerStage,
     Chunk,
     DocScope,
     Document,
@@ -41,6 +42,8 @@ class GuiServices(Protocol):
 
     def remove(self, paths: Sequence[str | Path]) -> list[FileOutcome]: ...
 
+    def rename(self, path: str | Path, title: str) -> Document: ...
+
     def list_documents(self) -> list[Document]: ...
 
     def document_chunks(self, doc_id: str) -> list[Chunk]: ...
@@ -57,6 +60,7 @@ class GuiServices(Protocol):
         on_token: Callable[[str], None] | None = None,
         cancel: CancelToken | None = None,
         scope: DocScope = ...,
+        on_stage: Callable[[AnswerStage], None] | None = None,
     ) -> Answer: ...
 
     def new_chat(self) -> str: ...

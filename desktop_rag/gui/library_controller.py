@@ -1,5 +1,5 @@
-"""Library work: ingest, sync, remove, notes and refreshes, run on the workers; results to
-widgets."""
+"""Library work: ingest, sync, remove, rename, notes and refreshes, run on the workers; results
+to widgets."""
 
 from __future__ import annotations
 
@@ -78,6 +78,7 @@ class LibraryController(QObject):
         progress.cancel_requested.connect(self.cancel_ingest)
         panel.reindex_requested.connect(self.ingest)
         panel.remove_requested.connect(self.remove)
+        panel.rename_requested.connect(self.rename)
 
     def refresh(self) -> None:
         self.reader.submit("list", lambda _job: with_missing(self.services.list_documents()),
@@ -188,6 +189,11 @@ class LibraryController(QObject):
         for path in paths:
             self.failures.pop(path, None)
         self.writer.submit("remove", lambda _j: self.services.remove(paths),
+                           on_done=lambda _r: self.refresh())
+
+    def rename(self, path: str, title: str) -> None:
+        """The user's title for a document, written on the index writer like other changes."""
+        self.writer.submit("rename", lambda _j: self.services.rename(path, title),
                            on_done=lambda _r: self.refresh())
 
     def show_folders(self, parent: QWidget, add_folder: Callable[[], None]) -> FoldersDialog:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMenu,
@@ -28,6 +30,7 @@ class LibraryPanel(QWidget):
     remove_requested = Signal(list)  # paths
     core_requested = Signal(list, bool)  # paths, pin?
     scope_requested = Signal(list)  # LibraryRows to ask about, alone
+    rename_requested = Signal(str, str)  # path, the title the user typed
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -63,6 +66,10 @@ class LibraryPanel(QWidget):
         table.customContextMenuRequested.connect(self._show_menu)
         table.doubleClicked.connect(lambda idx: self.open_requested.emit(self._row(idx.row())))
         table.verticalHeader().hide()
+        rename = QAction("Rename\u2026", table, shortcut=QKeySequence(Qt.Key.Key_F2))
+        rename.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        rename.triggered.connect(self.rename_selected)
+        table.addAction(rename)
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
@@ -95,6 +102,8 @@ class LibraryPanel(QWidget):
         indexed = [r for r in rows if r.doc_id is not None]
         if len(rows) == 1 and indexed:
             menu.addAction("Open", lambda: self.open_requested.emit(rows[0]))
+            rename = menu.addAction("Rename\u2026", lambda: self.ask_title(rows[0]))
+            rename.setShortcut(QKeySequence(Qt.Key.Key_F2))  # shown; the table's action acts
         menu.addAction("Re-index", lambda: self.reindex_requested.emit(paths))
         menu.addAction("Remove from library", lambda: self.remove_requested.emit(paths))
         if indexed:
@@ -106,6 +115,30 @@ class LibraryPanel(QWidget):
             label = "Pin as core" if pin else "Unpin from core"
             menu.addAction(label, lambda: self.core_requested.emit([r.path for r in indexed], pin))
         return menu
+
+    def rename_selected(self) -> QInputDialog | None:
+        """F2: renames the one document selected (not a file that failed outside the catalog)."""
+        rows = self.selected_rows()
+        if len(rows) != 1 or rows[0].doc_id is None:
+            return None
+        return self.ask_title(rows[0])
+
+    def ask_title(self, row: LibraryRow) -> QInputDialog:
+        """Asks for a document's new title (window-modal); a changed, non-blank one is emitted."""
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("Rename document")
+        dialog.setLabelText(f"New title for {Path(row.path).name}:")
+        dialog.setTextValue(row.title)
+        dialog.setMinimumWidth(420)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.textValueSelected.connect(lambda text: self._title_typed(row, text))
+        dialog.open()
+        return dialog
+
+    def _title_typed(self, row: LibraryRow, text: str) -> None:
+        title = " ".join(text.split())
+        if title and title != row.title:
+            self.rename_requested.emit(row.path, title)
 
     def _show_menu(self, pos: QPoint) -> None:
         rows = self.selected_rows()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from desktop_rag.domain import Chunk, DocKind
+from desktop_rag.domain import Chunk, DocKind, Evidence
 from desktop_rag.errors import NotFoundError
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.gui.library_model import LibraryRow
@@ -21,12 +22,35 @@ def read_text(path: str) -> str:
                             "the file was moved or deleted; re-index the library") from exc
 
 
-def chunk_location(services: GuiServices, chunk: Chunk) -> Location:
+def chunk_location(
+    services: GuiServices, chunk: Chunk, evidence: Evidence | None = None
+) -> Location:
+    """The chunk on screen: its evidence (when given) highlighted strongly, the rest lightly."""
     if chunk.kind is DocKind.PDF:
-        return Location(chunk.title, chunk.path, chunk.page or 1, chunk.bboxes)
+        if evidence is None or not evidence.boxes:
+            return Location(chunk.title, chunk.path, chunk.page or 1, chunk.bboxes)
+        page = evidence.page or chunk.page or 1
+        return Location(chunk.title, chunk.path, page, evidence.boxes, context=chunk.bboxes)
     if chunk.kind in (DocKind.MARKDOWN, DocKind.TEXT):
-        return Location(chunk.title, chunk.path, text=read_text(chunk.path), span=chunk.char_span)
+        text = read_text(chunk.path)
+        strong = _evidence_span(text, chunk.char_span, evidence)
+        if strong is None:
+            return Location(chunk.title, chunk.path, text=text, span=chunk.char_span)
+        return Location(chunk.title, chunk.path, text=text, span=strong,
+                        context_span=chunk.char_span)  # fmt: skip
     return _joined_location(services, chunk)
+
+
+def _evidence_span(
+    text: str, around: tuple[int, int], evidence: Evidence | None
+) -> tuple[int, int] | None:
+    """Where the evidence sentence is in a note's file, searched from the chunk's start (the
+    chunk's text joins the file's lines, so the sentence is matched with flexible spaces)."""
+    if evidence is None or not evidence.text.strip():
+        return None
+    pattern = r"\s+".join(re.escape(w) for w in evidence.text.split())
+    found = re.compile(pattern).search(text, max(around[0] - 200, 0))
+    return (found.start(), found.end()) if found else None
 
 
 def _joined_location(services: GuiServices, chunk: Chunk) -> Location:

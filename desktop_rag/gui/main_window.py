@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKe
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QWidget
 
 from desktop_rag.config import save_settings
-from desktop_rag.domain import Answer, Chunk
+from desktop_rag.domain import Answer, Chunk, Evidence
 from desktop_rag.gui.chat_controller import ChatController
 from desktop_rag.gui.chat_pane import ChatPane
 from desktop_rag.gui.core_panel import CorePanel, core_view
@@ -138,6 +138,7 @@ class MainWindow(QMainWindow):
             lambda: self.chat.keep_scope_within(self.library_panel.model.rows())
         )
         self.chat.answered.connect(self._on_answer)
+        self.chat.retrieved.connect(self.sources.show_passages)
         self.chat.open_chunk.connect(self.open_chunk)
         self.chat.engine_state.connect(self._show_engine)
         self.chat.ttft.connect(lambda ms: self.ttft_label.setText(f"TTFT: {ms:,.0f} ms"))
@@ -187,8 +188,9 @@ class MainWindow(QMainWindow):
             self.library.ingest(paths)
 
     # ---- viewer -------------------------------------------------------------------------
-    def open_chunk(self, chunk: Chunk) -> None:
-        self.reader.submit("locate", lambda _j: chunk_location(self.services, chunk),
+    def open_chunk(self, chunk: Chunk, evidence: Evidence | None = None) -> None:
+        """Shows the chunk, its evidence sentence(s) highlighted strongly when given."""
+        self.reader.submit("locate", lambda _j: chunk_location(self.services, chunk, evidence),
                            on_done=self._show_location)
 
     def open_row(self, row: LibraryRow) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from PySide6.QtCore import QModelIndex, QObject, QPointF, QRectF, Signal
+from PySide6.QtCore import QModelIndex, QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen, QResizeEvent
 from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
@@ -25,6 +25,7 @@ from desktop_rag.gui.geometry import (
 log = logging.getLogger(__name__)
 HIGHLIGHT_FILL = QColor(255, 214, 0, 90)
 HIGHLIGHT_EDGE = QColor(230, 140, 0, 220)
+CONTEXT_FILL = QColor(255, 214, 0, 32)  # the rest of the passage around the evidence
 
 
 class PdfPane(QPdfView):
@@ -45,6 +46,7 @@ class PdfPane(QPdfView):
         self.setSearchModel(self.search)
         self.path = ""
         self._boxes: list[LineBox] = []
+        self._context: list[LineBox] = []
         self._fit = True
         self.pageNavigator().currentPageChanged.connect(self._emit_page)
 
@@ -64,9 +66,13 @@ class PdfPane(QPdfView):
     def page_count(self) -> int:
         return int(self.pdf.pageCount())
 
-    def show_location(self, page: int, boxes: Sequence[LineBox] = ()) -> None:
-        """Shows 1-based `page` with `boxes` highlighted, scrolled to the first box on it."""
+    def show_location(
+        self, page: int, boxes: Sequence[LineBox] = (), context: Sequence[LineBox] = ()
+    ) -> None:
+        """Shows 1-based `page` with `boxes` highlighted (and `context`, the rest of the
+        passage, lightly), scrolled to the first box on it."""
         self._boxes = list(boxes)
+        self._context = [b for b in context if _where(b) not in {_where(x) for x in boxes}]
         page = self._clamp(page)
         on_page = [r for b, r in self._box_rects(True) if b.page == page]
         self._scroll_to(on_page[0] if on_page else self.page_geometry()[page - 1], page)
@@ -127,12 +133,19 @@ class PdfPane(QPdfView):
         """The highlight rectangles in viewport coordinates (of one 1-based page if given)."""
         return [r for b, r in self._box_rects(False) if page is None or b.page == page]
 
-    def _box_rects(self, document_coords: bool) -> list[tuple[LineBox, Rect]]:
+    def context_rects(self, page: int | None = None) -> list[Rect]:
+        """The light (passage context) rectangles in viewport coordinates."""
+        pairs = self._box_rects(False, self._context)
+        return [r for b, r in pairs if page is None or b.page == page]
+
+    def _box_rects(
+        self, document_coords: bool, boxes: Sequence[LineBox] | None = None
+    ) -> list[tuple[LineBox, Rect]]:
         pages, sizes = self.page_geometry(), self._page_sizes()
         dx = 0 if document_coords else -self.horizontalScrollBar().value()
         dy = 0 if document_coords else -self.verticalScrollBar().value()
         out = []
-        for b in self._boxes:
+        for b in self._boxes if boxes is None else boxes:
             if 1 <= b.page <= len(pages):
                 rect = box_to_view((b.x0, b.y0, b.x1, b.y1), pages[b.page - 1], sizes[b.page - 1])
                 out.append((b, rect.translated(dx, dy)))
@@ -144,6 +157,10 @@ class PdfPane(QPdfView):
         if not self._boxes:
             return
         painter = QPainter(self.viewport())
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(CONTEXT_FILL)
+        for r in self.context_rects():
+            painter.drawRect(QRectF(r.x - 2, r.y - 1, r.w + 4, r.h + 2))
         painter.setPen(QPen(HIGHLIGHT_EDGE, 1.5))
         painter.setBrush(HIGHLIGHT_FILL)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -175,3 +192,7 @@ class PdfPane(QPdfView):
             box = (r.left(), r.top(), r.right(), r.bottom())
             target = box_to_view(box, self.page_geometry()[page], self._page_sizes()[page])
             self._scroll_to(target, page + 1)
+
+
+def _where(box: LineBox) -> tuple[int, float, float, float, float]:
+    return (box.page, box.x0, box.y0, box.x1, box.y1)

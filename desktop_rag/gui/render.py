@@ -31,6 +31,7 @@ class TurnView:
     citations: tuple[int, ...] = field(default=())
     note: str = ""
     inferred: tuple[int, ...] = ()  # citation numbers attributed after generation (no markers)
+    stage: str = ""  # what a streaming answer waits on until its first words arrive
 
 
 @lru_cache(maxsize=1)
@@ -73,14 +74,16 @@ def parse_cite_link(url: str) -> tuple[int, int] | None:
 
 
 def answer_html(turn: TurnView, index: int = 0) -> str:
+    if turn.streaming and not turn.answer and turn.stage:
+        return f'<p style="color:#666;"><i>{html.escape(turn.stage)}</i></p>'
     if turn.streaming:
         text = html.escape(turn.answer).replace("\n", "<br>")
-        return f'<p>{text}<span style="color:#888;"> \u258d</span></p>'
+        return f'<p>{text}<span style="color:#888;"> \u2026</span></p>'  # more to come
     body = mark_unsupported(link_citations(markdown_html(turn.answer), index), turn.unsupported)
     if turn.refused:
         return (
             '<table width="100%" cellpadding="8" style="background-color:#eeeeee;">'
-            '<tr><td><i>\u26d4 Not answered from your documents.</i>'
+            '<tr><td><b><i>Not answered from your documents.</i></b>'
             f'<div style="color:#555;">{body}</div></td></tr></table>'
         )
     return body + inferred_links(turn.inferred, index) + _footer(turn)
@@ -100,7 +103,7 @@ def _footer(turn: TurnView) -> str:
     parts = []
     if turn.unsupported:
         n = len(turn.unsupported)
-        parts.append(f"\u26a0 {n} sentence{'s' if n > 1 else ''} not supported by the sources")
+        parts.append(f"{n} sentence{'s' if n > 1 else ''} not supported by the sources")
     if turn.note:
         parts.append(html.escape(turn.note))
     if not parts:

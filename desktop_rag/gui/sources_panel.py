@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -31,9 +33,16 @@ class SourcesPanel(QTreeWidget):
         self._passages: list[Passage] = []
 
     def show_answer(self, answer: Answer | None) -> None:
+        if answer is None:
+            self.show_passages(())
+        else:
+            self.show_passages(answer.passages, {c.n for c in answer.citations})
+
+    def show_passages(self, passages: Sequence[Passage], cited: Collection[int] = ()) -> None:
+        """The passages given to the model, shown as soon as retrieval has found them; the
+        final answer shows them again with its citations marked."""
         self.clear()
-        self._passages = list(answer.passages) if answer else []
-        cited = {c.n for c in answer.citations} if answer else set()
+        self._passages = list(passages)
         for passage in self._passages:
             self.addTopLevelItem(_item(passage, passage.n in cited))
         for column in range(len(HEADERS)):
@@ -54,7 +63,7 @@ def _item(passage: Passage, cited: bool) -> QTreeWidgetItem:
     page = str(chunk.page) if chunk.page is not None else ""
     core = " (core)" if passage.is_core else ""
     item = QTreeWidgetItem([str(passage.n), chunk.title + core, page,
-                            f"{passage.score:.3f}", "\u2713" if cited else ""])
+                            f"{passage.score:.3f}", "yes" if cited else ""])
     item.setToolTip(1, passage.text[:600])
     if cited:
         font = QFont()

@@ -32,6 +32,8 @@ from desktop_rag.domain import LineBox
 from desktop_rag.gui.pdf_pane import PdfPane
 
 PLACEHOLDER = "Click a citation or a source to open the passage here."
+EVIDENCE_STRONG = QColor(255, 214, 0, 140)
+EVIDENCE_CONTEXT = QColor(255, 214, 0, 40)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +43,11 @@ class Location:
     title: str
     path: str
     page: int | None = None
-    boxes: tuple[LineBox, ...] = ()
+    boxes: tuple[LineBox, ...] = ()  # highlighted strongly: the evidence, else the passage
     text: str | None = None  # for non-PDF documents: the text to show
-    span: tuple[int, int] | None = None
+    span: tuple[int, int] | None = None  # highlighted strongly
+    context: tuple[LineBox, ...] = ()  # the rest of the passage, highlighted lightly
+    context_span: tuple[int, int] | None = None
 
 
 class NotePane(QPlainTextEdit):
@@ -51,28 +55,38 @@ class NotePane(QPlainTextEdit):
         super().__init__(parent)
         self.setReadOnly(True)
 
-    def show_span(self, text: str, span: tuple[int, int] | None) -> None:
+    def show_span(
+        self, text: str, span: tuple[int, int] | None, context: tuple[int, int] | None = None
+    ) -> None:
+        """Shows `text` with `span` highlighted (and `context` lightly), scrolled into view."""
         self.setPlainText(text)
         if span is None:
             self.setExtraSelections([])
             return
+        cursor = self._selection_cursor(text, span)
+        light = [] if context is None else [self._selection(text, context, EVIDENCE_CONTEXT)]
+        self.setExtraSelections([self._selection(text, span, EVIDENCE_STRONG), *light])
+        for position in (cursor.selectionEnd(), cursor.selectionStart()):
+            moved = QTextCursor(cursor)
+            moved.setPosition(position)
+            self.setTextCursor(moved)
+            self.ensureCursorVisible()
+
+    def _selection_cursor(self, text: str, span: tuple[int, int]) -> QTextCursor:
         cursor = QTextCursor(self.document())
         cursor.setPosition(max(0, min(span[0], len(text))))
         cursor.setPosition(max(0, min(span[1], len(text))), QTextCursor.MoveMode.KeepAnchor)
+        return cursor
+
+    def _selection(
+        self, text: str, span: tuple[int, int], colour: QColor
+    ) -> QTextEdit.ExtraSelection:
         selection = QTextEdit.ExtraSelection()
         fmt = QTextCharFormat()
-        fmt.setBackground(QColor(255, 214, 0, 140))
+        fmt.setBackground(colour)
         selection.format = fmt
-        selection.cursor = cursor
-        self.setExtraSelections([selection])
-        end = QTextCursor(cursor)
-        end.setPosition(cursor.selectionEnd())
-        self.setTextCursor(end)
-        self.ensureCursorVisible()
-        start = QTextCursor(cursor)
-        start.setPosition(cursor.selectionStart())
-        self.setTextCursor(start)
-        self.ensureCursorVisible()
+        selection.cursor = self._selection_cursor(text, span)
+        return selection
 
     def highlighted_text(self) -> str:
         selections = self.extraSelections()
@@ -103,7 +117,8 @@ class FindBar(QWidget):
             button.clicked.connect(lambda _=False, f=forward: self.run(f))
             layout.addWidget(button)
         layout.addWidget(self.status)
-        close = _tool_button("\u2715")
+        close = _tool_button("\u00d7")  # in every font, unlike the dingbat \u2715
+        close.setToolTip("Close the find bar")
         close.clicked.connect(self.hide)
         layout.addWidget(close)
 
@@ -175,18 +190,20 @@ class ViewerPanel(QWidget):
         page = f" \u2014 page {location.page}" if location.page else ""
         self.title.setText(f"<b>{_escape(location.title)}</b>{page}")
         if location.text is None:
-            self._open_pdf(location.path, location.page or 1, location.boxes)
+            self._open_pdf(location.path, location.page or 1, location.boxes, location.context)
         else:
             self.stack.setCurrentWidget(self.note)
             self.page_box.setEnabled(False)
-            self.note.show_span(location.text, location.span)
+            self.note.show_span(location.text, location.span, location.context_span)
 
-    def _open_pdf(self, path: str, page: int, boxes: Sequence[LineBox]) -> None:
+    def _open_pdf(
+        self, path: str, page: int, boxes: Sequence[LineBox], context: Sequence[LineBox] = ()
+    ) -> None:
         self.stack.setCurrentWidget(self.pdf)
         self.pdf.load(path)
         self.page_box.setEnabled(True)
         self.page_box.setMaximum(max(self.pdf.page_count(), 1))
-        self.pdf.show_location(page, boxes)
+        self.pdf.show_location(page, boxes, context)
         self.page_box.blockSignals(True)
         self.page_box.setValue(page)
         self.page_box.blockSignals(False)

@@ -10,14 +10,13 @@ char span runs from its start on the first page to its end on the second.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 from desktop_rag.domain import LineBox
-from desktop_rag.ingest.segments import SOFT_HYPHEN, Segment
+from desktop_rag.ingest.segments import SOFT_HYPHEN, Line, Segment
 from desktop_rag.protocols import TokenCounter, WordPieceCounter
 
 TARGET = 200
@@ -154,13 +153,13 @@ class Chunker:
         return size >= self.target // 2 or group[0].seg.page != group[-1].seg.page
 
     def _draft(self, group: list[Piece]) -> ChunkDraft:
-        text = _join(group)
+        text, boxes = _join(group)
         first, last = group[0], group[-1]
         pages = tuple(sorted({p.seg.page for p in group if p.seg.page is not None}))
         start = first.seg.start if first.a == 0 else first.seg.start + first.a
         end = last.seg.end if last.b == len(last.seg.text) else last.seg.start + last.b
         wp = sum(p.wp for p in group)
-        return ChunkDraft(text, pages, (start, end), _boxes(group), last.seg.heading_path, wp,
+        return ChunkDraft(text, pages, (start, end), boxes, last.seg.heading_path, wp,
                           self.counter.count(text))
 
 
@@ -175,19 +174,61 @@ def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
     return spans
 
 
-def _join(group: list[Piece]) -> str:
-    parts = [group[0].text]
-    for prev, piece in itertools.pairwise(group):
-        parts.append(" " if piece.seg is prev.seg else "\n")
+def _join(group: list[Piece]) -> tuple[str, tuple[LineBox, ...]]:
+    """The chunk's text and its line boxes, each with the line's characters in that text."""
+    parts, starts, pos = [], [], 0
+    for i, piece in enumerate(group):
+        if i:
+            sep = " " if piece.seg is group[i - 1].seg else "\n"
+            parts.append(sep)
+            pos += len(sep)
+        starts.append(pos)
         parts.append(piece.text)
-    return _BROKEN_WORD.sub("", "".join(parts)).strip()
+        pos += len(piece.text)
+    raw = "".join(parts)
+    text = _BROKEN_WORD.sub("", raw)
+    lead = len(text) - len(text.lstrip())
+    shift = _Shift(raw, lead)
+    boxes = [_placed(line.box, shift(a), shift(b), len(text) - lead)
+             for line, a, b in _line_spans(group, starts)]
+    return text.strip(), _merged(boxes)
 
 
-def _boxes(group: list[Piece]) -> tuple[LineBox, ...]:
-    boxes: list[LineBox] = []
-    for piece in group:
-        lo, hi = piece.seg.start + piece.a, piece.seg.start + piece.b
+class _Shift:
+    """Maps a position in the joined text to the text after rejoined words and stripping."""
+
+    def __init__(self, raw: str, lead: int) -> None:
+        self.cuts = [(m.start(), m.end()) for m in _BROKEN_WORD.finditer(raw)]
+        self.lead = lead
+
+    def __call__(self, pos: int) -> int:
+        removed = sum(min(pos, b) - a for a, b in self.cuts if a < pos)
+        return max(pos - removed - self.lead, 0)
+
+
+def _line_spans(group: list[Piece], starts: list[int]) -> Iterator[tuple[Line, int, int]]:
+    """Each line a piece covers, with its span in the joined (raw) text."""
+    for piece, at in zip(group, starts, strict=True):
         for line in piece.seg.lines:
-            if line.start < hi and line.end > lo and (not boxes or boxes[-1] is not line.box):
-                boxes.append(line.box)
-    return tuple(boxes)
+            lo = max(line.start - piece.seg.start, piece.a)
+            hi = min(line.end - piece.seg.start, piece.b)
+            if lo < hi:
+                yield line, at + lo - piece.a, at + hi - piece.a
+
+
+def _placed(box: LineBox, start: int, end: int, length: int) -> LineBox:
+    return LineBox(box.page, box.x0, box.y0, box.x1, box.y1, min(start, length), min(end, length))
+
+
+def _merged(boxes: list[LineBox]) -> tuple[LineBox, ...]:
+    """One box per line: a line split between two pieces of one paragraph is one box."""
+    out: list[LineBox] = []
+    for box in boxes:
+        prev = out[-1] if out else None
+        if prev is not None and (prev.page, prev.x0, prev.y0, prev.x1, prev.y1) == (
+            box.page, box.x0, box.y0, box.x1, box.y1
+        ):
+            out[-1] = LineBox(box.page, box.x0, box.y0, box.x1, box.y1, prev.start, box.end)
+        else:
+            out.append(box)
+    return tuple(out)

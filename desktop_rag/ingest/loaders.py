@@ -21,6 +21,7 @@ from desktop_rag.ingest.notes import load_markdown, load_text
 from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers, ocr_dpi
 from desktop_rag.ingest.page_text import has_text, page_segments
 from desktop_rag.ingest.segments import UNSUPPORTED, LoadedDocument, LoadError, Segment
+from desktop_rag.ingest.titles import clean, shown_title
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ def _load_paged(
         pages = int(doc.page_count)
         if pages == 0:
             raise LoadError("cannot open: no pages (corrupt, truncated or not a valid document)")
-        title = _title(doc, path)
+        title, stated = _titles(doc, path)
     except LoadError:
         doc.close()
         raise
@@ -136,18 +137,15 @@ def _load_paged(
     reason = SCANNED if kind is DocKind.PDF else "no extractable text"
     note = REPAIRED if getattr(doc, "is_repaired", False) else None
     loaded = LoadedDocument(kind, title, pages, iter(()), note=note, empty_reason=reason,
-                            empty_is_skip=False)
+                            empty_is_skip=False, stated_title=stated)
     loaded.segments = _segments(doc, loaded, PageReader(ocr, workers, path))
     return loaded
 
 
-def _title(doc: Any, path: Path) -> str:
-    meta = doc.metadata or {}
-    title = str(meta.get("title") or "").strip()
-    junk = ("microsoft word", "untitled", "slide 1")
-    if len(title) < 3 or title.lower().startswith(junk) or title.lower().endswith(".pdf"):
-        return path.stem
-    return title
+def _titles(doc: Any, path: Path) -> tuple[str, str | None]:
+    """The title to show and the one the metadata states (kept searchable when not shown)."""
+    stated = clean((doc.metadata or {}).get("title")) or None
+    return shown_title(stated, str(path)), stated
 
 
 def _segments(doc: Any, loaded: LoadedDocument, reader: PageReader) -> Iterator[Segment]:

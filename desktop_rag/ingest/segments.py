@@ -54,6 +54,7 @@ class LoadedDocument:
     empty_reason: str = "no text"
     empty_is_skip: bool = True
     extra: dict[str, str] = field(default_factory=dict)
+    stated_title: str | None = None  # the file's own (metadata) title, shown or not
 
 
 def decode_text(data: bytes) -> tuple[str, str | None]:

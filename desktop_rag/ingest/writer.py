@@ -15,6 +15,7 @@ from desktop_rag.ingest import recovery
 from desktop_rag.ingest.chunker import ChunkDraft
 from desktop_rag.ingest.embedding import EmbedStats, embed_chunks
 from desktop_rag.ingest.planner import Job, Move
+from desktop_rag.ingest.titles import file_title
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import Embedder, VectorIndex
 from desktop_rag.store.catalog import Catalog
@@ -81,6 +82,7 @@ class DocumentWriter:
         doc = Document(
             doc_id_of(job.sha256), str(job.path), loaded.title, loaded.kind, job.sha256,
             job.size, job.mtime, loaded.pages, len(item.drafts), DocStatus.PENDING,
+            stated_title=loaded.stated_title,
         )
         return doc, to_chunks(doc, item.drafts)
 
@@ -123,7 +125,7 @@ class DocumentWriter:
         outcomes = []
         for move in moves:
             old = move.doc.path
-            title = move.path.stem if move.doc.title == Path(old).stem else None
+            title = moved_title(move.doc, move.path)
             superseded = self.catalog.move(
                 move.doc.doc_id, str(move.path), move.size, move.mtime, title
             )
@@ -147,6 +149,16 @@ class DocumentWriter:
                     doc.chunks,
                 ))
         return outcomes
+
+
+def moved_title(doc: Document, new: Path) -> str | None:
+    """The title of a document whose file moved to `new`: a new one only when the old one was
+    made from the file's name (as now, or by older versions), never one the user chose."""
+    if doc.title_by_user:
+        return None
+    if doc.title == file_title(doc.path):
+        return file_title(str(new))
+    return new.stem if doc.title == Path(doc.path).stem else None
 
 
 def _kind(path: Path) -> DocKind:

@@ -1,24 +1,31 @@
-"""Citation markers in an answer: parse [n], [n, m] and [n-m]; keep only numbers that were given;
-score each cited sentence against its passages; flag weakly supported and uncited factual ones.
-An answer with no valid marker at all (small models write none) has each factual sentence
-attributed to its best-supporting passage when that support reaches the threshold."""
+"""Citation markers in an answer, and the support check of each sentence.
+
+Markers [n], [n, m] and [n-m] are parsed, keeping only numbers that were given. Each sentence that
+cites a passage, or states a checkable fact, is aligned with the source sentence that supports it
+best (llm/alignment.py): within the passages it cites first, then the other given passages. The
+alignment gives its support, its evidence (page, span, line boxes) and, for a sentence without a
+marker that a source supports, an inferred citation. A sentence no source supports is flagged.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
-import numpy as np
-
-from desktop_rag.domain import Citation, Passage
+from desktop_rag.domain import Citation, Evidence, Passage
+from desktop_rag.llm.alignment import (
+    SUPPORT_THRESHOLD,
+    Aligner,
+    Match,
+    Unit,
+    units,
+)
+from desktop_rag.locate import sentence_spans
 from desktop_rag.protocols import Embedder
 
-SUPPORT_THRESHOLD = 0.35
 MAX_RANGE = 50
 _MARKER = re.compile(r"\[(\s*\d+(?:\s*(?:,|;|-|–)\s*\d+)*\s*)\]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOP_WORDS = (
     "a an and are as at be been but by for from has have he her his i in is it its of on or "
@@ -28,17 +35,23 @@ _STOP_WORDS = (
 _STOP = frozenset(_STOP_WORDS.split(" "))
 _HEDGES = ("do not contain", "does not contain", "not found", "i don't know", "cannot find")
 
+__all__ = ["SUPPORT_THRESHOLD", "CitationChecker", "Sentence"]
+
 
 @dataclass(frozen=True, slots=True)
 class Sentence:
     text: str  # without citation markers
     cited: tuple[int, ...]  # valid numbers only, in order of appearance
-    scores: dict[int, float]  # support against each cited passage
-    inferred: bool = False  # attributed by support, not cited by the model
+    scores: dict[int, float] = field(default_factory=dict)  # best support in each passage
+    inferred: bool = False  # its evidence is in a passage it does not cite
+    evidence: Evidence | None = None  # the source sentence(s) that support it
+    evidence_n: int | None = None  # the passage that holds the evidence
+    supported: bool | None = None  # None: not checked (no citation, states no fact)
+    conflict: str | None = None  # why it is not supported
 
     @property
     def support(self) -> float | None:
-        """The best support among the cited passages; None when uncited."""
+        """The best support among the passages it was checked against; None when unchecked."""
         return max(self.scores.values()) if self.scores else None
 
 
@@ -68,7 +81,7 @@ def strip_markers(text: str) -> str:
 
 def split_sentences(answer: str) -> list[str]:
     """Sentences; markers opening a sentence ("... end. [2] Next") go to the one before."""
-    pieces = [p.strip() for p in _SENTENCE_END.split(answer) if p.strip()]
+    pieces = [answer[a:b] for a, b in sentence_spans(answer, ends=".!?")]
     out: list[str] = []
     for piece in pieces:
         lead = re.match(r"^((?:\s*\[[^\]]*\])+)\s*", piece)
@@ -84,11 +97,6 @@ def content_words(text: str) -> set[str]:
     return {w for w in (m.lower() for m in _WORD.findall(text)) if w not in _STOP and len(w) > 1}
 
 
-def overlap(sentence: str, passage: str) -> float:
-    words = content_words(sentence)
-    return len(words & content_words(passage)) / len(words) if words else 0.0
-
-
 def states_facts(sentence: str) -> bool:
     """A sentence that asserts something checkable: has a number or several content words."""
     lowered = sentence.lower()
@@ -98,99 +106,105 @@ def states_facts(sentence: str) -> bool:
 
 
 class CitationChecker:
-    """Scores answers against their numbered passages."""
+    """Checks an answer's sentences against their numbered passages."""
 
     def __init__(self, embedder: Embedder | None, threshold: float = SUPPORT_THRESHOLD) -> None:
-        self.embedder = embedder
+        self.aligner = Aligner(embedder, threshold)
         self.threshold = threshold
 
-    def sentences(self, answer: str, passages: Sequence[Passage]) -> list[Sentence]:
-        by_n = {p.n: p for p in passages}
+    def check(self, answer: str, passages: Sequence[Passage]) -> list[Sentence]:
+        """Every sentence of `answer`, checked: support, evidence, inferred citations."""
+        valid = {p.n for p in passages}
         raw = split_sentences(answer)
-        cited = [cited_numbers(s, set(by_n)) for s in raw]
         texts = [strip_markers(s) for s in raw]
-        sims = self._similarities(texts, cited, by_n)
+        cited = [tuple(cited_numbers(s, valid)) for s in raw]
+        pool = {p.n: units([p]) for p in passages}
+        first = self._first_round(texts, cited, pool)
+        second = self._second_round(texts, cited, pool, first)
         return [
-            Sentence(t, tuple(ns), {n: self._pair(t, by_n[n].text, sim.get(n)) for n in ns})
-            for t, ns, sim in zip(texts, cited, sims, strict=True)
+            _sentence(t, c, first.get(i, {}), second.get(i))
+            for i, (t, c) in enumerate(zip(texts, cited, strict=True))
         ]
 
-    def _similarities(
-        self, texts: list[str], cited: list[list[int]], by_n: dict[int, Passage]
-    ) -> list[dict[int, float]]:
-        if self.embedder is None or not any(cited):
-            return [{} for _ in texts]
-        needed = sorted({n for ns in cited for n in ns})
-        vectors = self.embedder.embed_documents([*texts, *(by_n[n].text for n in needed)])
-        passage_vec = dict(zip(needed, vectors[len(texts) :], strict=True))
-        return [
-            {n: float(np.dot(vectors[i], passage_vec[n])) for n in ns} for i, ns in enumerate(cited)
-        ]
+    def _first_round(
+        self, texts: list[str], cited: list[tuple[int, ...]], pool: dict[int, list[Unit]]
+    ) -> dict[int, dict[int | None, Match]]:
+        """Cited sentences against each passage they cite; uncited factual ones against all."""
+        jobs: list[tuple[int, int | None, list[Unit]]] = []
+        every = [u for us in pool.values() for u in us]
+        for i, (text, ns) in enumerate(zip(texts, cited, strict=True)):
+            if ns:
+                jobs += [(i, n, pool[n]) for n in ns]
+            elif states_facts(text):
+                jobs.append((i, None, every))
+        return self._run(texts, jobs)
 
-    def attribute(
-        self, sentences: Sequence[Sentence], passages: Sequence[Passage]
-    ) -> list[Sentence]:
-        """Without any valid marker in the answer, each factual sentence is attributed to the
-        passage that supports it best, if that support reaches the threshold; an answer with
-        markers is returned unchanged."""
-        if any(s.cited for s in sentences) or not passages:
-            return list(sentences)
-        out = list(sentences)
-        factual = [i for i, s in enumerate(sentences) if states_facts(s.text)]
-        rows = self._support_rows([sentences[i].text for i in factual], passages)
-        for i, row in zip(factual, rows, strict=True):
-            n, score = max(row.items(), key=lambda item: (item[1], -item[0]))
-            if score >= self.threshold:
-                out[i] = Sentence(sentences[i].text, (n,), {n: score}, inferred=True)
+    def _second_round(
+        self,
+        texts: list[str],
+        cited: list[tuple[int, ...]],
+        pool: dict[int, list[Unit]],
+        first: dict[int, dict[int | None, Match]],
+    ) -> dict[int, Match]:
+        """A cited sentence its passages do not support is looked for in the other passages."""
+        jobs: list[tuple[int, int | None, list[Unit]]] = []
+        for i, ns in enumerate(cited):
+            if ns and not any(m.supported for m in first.get(i, {}).values()):
+                others = [u for n, us in pool.items() if n not in ns for u in us]
+                jobs.append((i, None, others))
+        return {i: found[None] for i, found in self._run(texts, jobs).items()}
+
+    def _run(
+        self, texts: list[str], jobs: list[tuple[int, int | None, list[Unit]]]
+    ) -> dict[int, dict[int | None, Match]]:
+        matches = self.aligner.align([texts[i] for i, _, _ in jobs], [p for _, _, p in jobs])
+        out: dict[int, dict[int | None, Match]] = {}
+        for (i, n, _), match in zip(jobs, matches, strict=True):
+            out.setdefault(i, {})[n] = match
         return out
 
-    def _support_rows(
-        self, texts: list[str], passages: Sequence[Passage]
-    ) -> list[dict[int, float]]:
-        """Each text's support against every passage."""
-        if not texts:
-            return []
-        sims: Any = None
-        if self.embedder is not None:
-            vectors = np.asarray(
-                self.embedder.embed_documents([*texts, *(p.text for p in passages)])
-            )
-            sims = vectors[: len(texts)] @ vectors[len(texts) :].T
-        return [
-            {
-                p.n: self._pair(t, p.text, None if sims is None else float(sims[i, j]))
-                for j, p in enumerate(passages)
-            }
-            for i, t in enumerate(texts)
-        ]
+    @staticmethod
+    def unsupported(sentences: Sequence[Sentence]) -> list[str]:
+        """The sentences that were checked and that no source supports."""
+        return [s.text for s in sentences if s.supported is False]
 
     @staticmethod
-    def _pair(text: str, passage: str, similarity: float | None) -> float:
-        lexical = overlap(text, passage)
-        if similarity is None:
-            return round(lexical, 4)
-        return round(0.5 * max(similarity, 0.0) + 0.5 * lexical, 4)
-
-    def unsupported(self, sentences: Sequence[Sentence]) -> list[str]:
-        """Cited sentences with low support, and uncited sentences that state facts."""
-        return [
-            s.text
-            for s in sentences
-            if (s.support is not None and s.support < self.threshold)
-            or (s.support is None and states_facts(s.text))
-        ]
-
-    def citations(
-        self, sentences: Sequence[Sentence], passages: Sequence[Passage]
-    ) -> list[Citation]:
-        """One citation per cited passage, with the best support any sentence gives it; inferred
-        when no sentence cited it with a marker."""
+    def citations(sentences: Sequence[Sentence], passages: Sequence[Passage]) -> list[Citation]:
+        """One citation per passage a sentence cites or draws on, with its best support and the
+        evidence of each sentence it supports (best first); inferred when no marker cites it."""
         by_n = {p.n: p for p in passages}
         best: dict[int, float] = {}
         marked: set[int] = set()
+        evidence: dict[int, list[Evidence]] = {}
         for s in sentences:
             for n, score in s.scores.items():
                 best[n] = max(best.get(n, 0.0), score)
-            if not s.inferred:
-                marked.update(s.scores)
-        return [Citation(n, by_n[n].chunk, best[n], n not in marked) for n in sorted(best)]
+            marked.update(s.cited)
+            if s.supported and s.evidence is not None and s.evidence_n is not None:
+                evidence.setdefault(s.evidence_n, []).append(s.evidence)
+        return [
+            Citation(n, by_n[n].chunk, best[n], n not in marked,
+                     tuple(sorted(evidence.get(n, []), key=lambda e: -e.score)))
+            for n in sorted(best)
+        ]  # fmt: skip
+
+
+def _sentence(
+    text: str, cited: tuple[int, ...], first: dict[int | None, Match], second: Match | None
+) -> Sentence:
+    """A checked sentence from its matches: the supporting one with the best score wins."""
+    if not first:
+        return Sentence(text, cited)
+    scores = {m.unit.passage: m.score for m in first.values() if m.unit is not None}
+    if not cited:
+        scores = {n: v for n, v in scores.items() if first[None].supported}
+    candidates = [*first.values(), *([second] if second is not None else [])]
+    supporting = [m for m in candidates if m.supported]
+    if not supporting:
+        best = max(first.values(), key=lambda m: m.score)
+        return Sentence(text, cited, scores, supported=False, conflict=best.conflict)
+    match = max(supporting, key=lambda m: m.score)
+    assert match.unit is not None  # a supported match has a unit
+    n = match.unit.passage
+    scores[n] = max(scores.get(n, 0.0), match.score)
+    return Sentence(text, cited, scores, n not in cited, match.evidence(text), n, True)

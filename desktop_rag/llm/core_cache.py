@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from desktop_rag.domain import Passage
 from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage, Generation, TokenCallback
+from desktop_rag.protocols import ChatMessage, Generation, PrefillCallback, TokenCallback
 
 log = logging.getLogger(__name__)
 _verified: set[tuple[str, int, int]] = set()  # (path, size, mtime_ns) whose checksum matched
@@ -55,6 +55,7 @@ class PrefixEngine(Protocol):
         on_token: TokenCallback | None = None,
         cancel: CancelToken | None = None,
         fresh: bool = False,
+        on_prefill: PrefillCallback | None = None,
     ) -> Generation: ...
 
 

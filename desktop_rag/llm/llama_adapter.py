@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.errors import LLMError
+from desktop_rag.errors import CancelledError, LLMError
 from desktop_rag.llm.generation import StreamingRun
 from desktop_rag.llm.llama_loading import (
     EngineOptions,
@@ -28,7 +28,7 @@ from desktop_rag.llm.llama_loading import (
     load_model,
 )
 from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage, Generation, TokenCallback
+from desktop_rag.protocols import ChatMessage, Generation, PrefillCallback, TokenCallback
 
 log = logging.getLogger(__name__)
 __all__ = ["EngineOptions", "LlamaEngine", "gpu_offload_supported", "library_version"]
@@ -114,18 +114,21 @@ class LlamaEngine:
         on_token: TokenCallback | None = None,
         cancel: CancelToken | None = None,
         fresh: bool = False,
+        on_prefill: PrefillCallback | None = None,
     ) -> Generation:
         """Generates after `tokens`, reusing the longest prefix already in the KV cache
-        (unless `fresh`)."""
+        (unless `fresh`). `on_prefill` hears how much of the prompt is evaluated."""
         max_tokens = self._fit(len(tokens), max_tokens)
         if fresh:
             self._llm.reset()
         run = StreamingRun(self, len(tokens), self.reusable_prefix(tokens), on_token, cancel)
         with self._abort.watching(cancel):
             try:
-                if self.between_steps is not None:  # generate() then evaluates the last one
-                    self._eval_in_steps(tokens[:-1])
+                if self.between_steps is not None or on_prefill is not None:
+                    self._eval_in_steps(tokens[:-1], cancel, on_prefill)  # generate() does the last
                 run.consume(self._tokens_after(tokens), max_tokens)
+            except CancelledError:  # Stop between two steps of the prompt: the cache is intact
+                run.stopped_by = "cancel"
             except RuntimeError as exc:
                 self._after_failed_decode()
                 if cancel is None or not cancel.cancelled:
@@ -133,13 +136,25 @@ class LlamaEngine:
                 run.stopped_by = "cancel"
         return run.result()
 
-    def _eval_in_steps(self, tokens: Sequence[int]) -> None:
-        """Evaluates `tokens` after the prefix already in the KV cache, EVAL_STEP at a time,
-        running `between_steps` after each step."""
+    def _eval_in_steps(
+        self,
+        tokens: Sequence[int],
+        cancel: CancelToken | None = None,
+        on_prefill: PrefillCallback | None = None,
+    ) -> None:
+        """Evaluates `tokens` after the prefix already in the KV cache, EVAL_STEP at a time.
+        Between steps the light calls run, progress is reported and a Stop raises
+        CancelledError (the abort hook only cuts a step short, which costs the cache's tail)."""
         keep = self.reusable_prefix([*tokens, -1])
         self._llm.n_tokens = keep
+        report = on_prefill or _ignore_progress
+        report(0, len(tokens) - keep)
         for start in range(keep, len(tokens), EVAL_STEP):
-            self._llm.eval(list(tokens[start : start + EVAL_STEP]))
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            end = min(start + EVAL_STEP, len(tokens))
+            self._llm.eval(list(tokens[start:end]))
+            report(end - keep, len(tokens) - keep)
             if self.between_steps is not None:
                 self.between_steps()
 
@@ -200,7 +215,7 @@ class LlamaEngine:
         self._llm.reset()
         with self._abort.watching(cancel):
             try:
-                self._eval_in_steps(tokens)
+                self._eval_in_steps(tokens, cancel)
             except RuntimeError as exc:
                 self._llm.reset()
                 if cancel is not None and cancel.cancelled:
@@ -247,3 +262,7 @@ class LlamaEngine:
 
     def close(self) -> None:
         self._llm.close()
+
+
+def _ignore_progress(_done: int, _total: int) -> None:
+    """The prefill callback of a caller that does not ask for progress."""

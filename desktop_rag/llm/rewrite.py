@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from desktop_rag.llm.citations import content_words
+from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatEngine, ChatMessage
 
 log = logging.getLogger(__name__)
@@ -53,11 +54,18 @@ def acceptable(candidate: str, history: Sequence[tuple[str, str]], question: str
     return content_words(question) <= words and bool(words & context)
 
 
-def standalone_query(engine: ChatEngine, history: Sequence[tuple[str, str]], question: str) -> str:
-    """The query to retrieve with: the question itself, or a standalone rewrite of it."""
+def standalone_query(
+    engine: ChatEngine,
+    history: Sequence[tuple[str, str]],
+    question: str,
+    cancel: CancelToken | None = None,
+) -> str:
+    """The query to retrieve with: the question itself, or a standalone rewrite of it (which a
+    Stop cuts short: the caller then ends the answer)."""
     if not history or not needs_rewrite(question):
         return question
-    generation = engine.generate(rewrite_messages(history[-4:], question), MAX_REWRITE_TOKENS)
+    messages = rewrite_messages(history[-4:], question)
+    generation = engine.generate(messages, MAX_REWRITE_TOKENS, cancel=cancel)
     candidate = " ".join(generation.text.strip().strip('"').split("\n")[0].split())
     if acceptable(candidate, history, question):
         return candidate

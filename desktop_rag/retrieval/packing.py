@@ -25,6 +25,7 @@ class _Draft:
     score: float
     text: str
     members: tuple[str, ...]  # chunk ids whose text the passage holds
+    neighbours: tuple[Chunk, ...] = ()
 
 
 def header(n: int, chunk: Chunk) -> str:
@@ -74,7 +75,10 @@ class Packer:
             covered.update(draft.members)
             used += self._cost(draft.text, n, draft.chunk)
         ordered = lost_in_the_middle(chosen)
-        return [Passage(first_n + i, d.chunk, d.text, d.score) for i, d in enumerate(ordered)]
+        return [
+            Passage(first_n + i, d.chunk, d.text, d.score, neighbours=d.neighbours)
+            for i, d in enumerate(ordered)
+        ]
 
     def _cost(self, text: str, n: int, chunk: Chunk) -> int:
         return self.counter.count(header(n, chunk)) + self.counter.count(text)
@@ -91,9 +95,11 @@ class Packer:
         if prev is not None and prev.doc_id == chunk.doc_id:
             draft.text = join_without_overlap(prev.text, draft.text)
             draft.members += (prev.chunk_id,)
+            draft.neighbours += (prev,)
         if nxt is not None and nxt.doc_id == chunk.doc_id:
             draft.text = join_without_overlap(draft.text, nxt.text)
             draft.members += (nxt.chunk_id,)
+            draft.neighbours += (nxt,)
         return draft
 
     def _fit(self, draft: _Draft, room: int, n: int, first: bool) -> _Draft | None:

@@ -10,12 +10,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from desktop_rag.domain import ScoredChunk
+from desktop_rag.domain import Chunk, ScoredChunk
 from desktop_rag.errors import DesktopRagError
 
 CUTOFFS = (1, 5, 10)
 ALL = "all"
+LIBRARY, DOCUMENT = "library", "document"  # search the whole library, or the question's document
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,25 +33,34 @@ class PdfQuestion:
         return bool(self.pages)
 
 
-def load_questions(path: Path) -> list[PdfQuestion]:
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The question file's rows: one JSON object a line (MMLongBench-Doc's fields)."""
     if not path.is_file():
         raise DesktopRagError(f"No question file at {path}", "give a JSONL file of questions")
-    out: list[PdfQuestion] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            q = json.loads(line)
-            unanswerable = str(q.get("answer", "")).strip().lower() == "not answerable"
-            pages = frozenset() if unanswerable else frozenset(int(p) for p in q["evidence_pages"])
-            sources = tuple(str(s) for s in q.get("evidence_sources", ()))
-            out.append(PdfQuestion(str(q["id"]), str(q["doc"]), str(q["question"]), pages, sources))
-    return out
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def question_of(q: dict[str, Any]) -> PdfQuestion:
+    unanswerable = str(q.get("answer", "")).strip().lower() == "not answerable"
+    pages = frozenset() if unanswerable else frozenset(int(p) for p in q["evidence_pages"])
+    sources = tuple(str(s) for s in q.get("evidence_sources", ()))
+    return PdfQuestion(str(q["id"]), str(q["doc"]), str(q["question"]), pages, sources)
+
+
+def load_questions(path: Path) -> list[PdfQuestion]:
+    return [question_of(row) for row in read_rows(path)]
+
+
+def on_gold_page(question: PdfQuestion, chunk: Chunk) -> bool:
+    """The chunk comes from the gold document (by file name) and spans a gold page."""
+    return Path(chunk.path).name == question.doc and bool(question.pages.intersection(chunk.pages))
 
 
 def first_hit(question: PdfQuestion, results: Sequence[ScoredChunk]) -> int | None:
     """1-based rank of the first result on a gold page of the gold document."""
     for rank, item in enumerate(results, start=1):
-        chunk = item.chunk
-        if Path(chunk.path).name == question.doc and question.pages.intersection(chunk.pages):
+        if on_gold_page(question, item.chunk):
             return rank
     return None
 

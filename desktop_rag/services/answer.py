@@ -11,6 +11,7 @@ import numpy as np
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import EVERYWHERE, Answer, DocScope, Passage, SearchResult
+from desktop_rag.errors import CancelledError
 from desktop_rag.llm import prompts
 from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
 from desktop_rag.llm.citations import CitationChecker
@@ -19,6 +20,14 @@ from desktop_rag.llm.rewrite import standalone_query
 from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatMessage, Generation
+from desktop_rag.services.stages import (
+    StageReporter,
+    StageSink,
+    check,
+    generate_in_steps,
+    prompt_size,
+    reporter_of,
+)
 
 if TYPE_CHECKING:
     from desktop_rag.services.core import CoreContext
@@ -79,30 +88,39 @@ class AnswerService:
         on_token: TokenSink | None = None,
         cancel: CancelToken | None = None,
         scope: DocScope = EVERYWHERE,
+        on_stage: StageSink | None = None,
     ) -> Answer:
         """Answers from the documents `scope` allows. Over the whole library the cached core
-        comes first and retrieval covers the rest; a narrower scope is searched alone."""
+        comes first and retrieval covers the rest; a narrower scope is searched alone.
+
+        `on_stage` hears each stage as it begins (searching, restoring the core, reading the
+        prompt with its progress, writing). A Stop before the first word raises CancelledError."""
         start = time.perf_counter()
+        stages = StageReporter(on_token, on_stage)
+        stages.searching()
         chat_id = chat_id or self.new_chat()
-        query = self._standalone(chat_id, question)
+        query = self._standalone(chat_id, question, cancel)
+        check(cancel)
         core = self.core_context(scope)
         timings: dict[str, float] = {}
         result = self.search(query, k=k, scope=scope.excluding(core.doc_ids))
+        check(cancel)
         timings["retrieve_ms"] = _since(start)
         timings["rerank_ms"] = float(result.timings_ms.get("rerank_ms", 0.0))
         if result.insufficient_evidence and not core.passages:
             answer = self._refusal(question, chat_id, result, timings, start)
         else:
             passages = self._retrieved(query, core, result)
+            stages.found([*core.passages, *passages])
             answer = self._answer(
-                question, query, chat_id, core, passages, result, timings, on_token, cancel, start
+                question, query, chat_id, core, passages, result, timings, stages, cancel, start
             )
         self.ctx.chats.add_exchange(chat_id, query, answer)
         return answer
 
-    def _standalone(self, chat_id: str, question: str) -> str:
+    def _standalone(self, chat_id: str, question: str, cancel: CancelToken | None) -> str:
         history = [(t.role, t.query or t.content) for t in self.ctx.chats.history(chat_id)]
-        return standalone_query(self.ctx.engine, history, question)
+        return standalone_query(self.ctx.engine, history, question, cancel)
 
     def _retrieved(self, query: str, core: CoreContext, result: SearchResult) -> list[Passage]:
         """Retrieved passages numbered after the core; none when the core answers better."""
@@ -141,10 +159,8 @@ class AnswerService:
         generation = self._generate(messages, core, on_token, cancel)
         every = [*core.passages, *passages]
         checker = CitationChecker(self.ctx.embedder)
-        sentences = checker.sentences(generation.text, every)
+        sentences = checker.check(generation.text, every)
         refused = prompts.is_not_found(generation.text)
-        if not refused:
-            sentences = checker.attribute(sentences, every)
         timings.update(_generation_timings(generation, gen_start, start))
         return Answer(
             question,
@@ -166,14 +182,28 @@ class AnswerService:
         on_token: TokenSink | None,
         cancel: CancelToken | None,
     ) -> Generation:
-        engine = self.ctx.engine
-        max_tokens = self.ctx.settings.llm.max_tokens
-        if core.passages and supports_prefix_cache(unwrap(engine)):
-            token = interleaving(engine, on_token)
-            return run_on_engine(
-                engine, lambda e: self._generate_cached(e, messages, core, token, cancel)
+        """The model's answer; an engine with token access reports the prompt evaluation's
+        progress. A Stop before the first word leaves nothing to keep: CancelledError."""
+        engine, stages = self.ctx.engine, reporter_of(on_token)
+        inner = unwrap(engine)
+        if core.passages and supports_prefix_cache(inner):
+            stages.restoring()
+            token = interleaving(engine, stages)
+            generation = run_on_engine(
+                engine, lambda e: self._generate_cached(e, messages, core, token, cancel, stages)
             )
-        return engine.generate(messages, max_tokens, on_token, cancel)
+        elif hasattr(inner, "generate_tokens"):
+            token = interleaving(engine, stages)
+            limit = self.ctx.settings.llm.max_tokens
+            generation = run_on_engine(
+                engine, lambda e: generate_in_steps(e, messages, limit, token, cancel, stages)
+            )
+        else:
+            stages.reading(prompt_size(engine, messages))
+            generation = engine.generate(messages, self.ctx.settings.llm.max_tokens, stages, cancel)
+        if generation.stopped_by == "cancel" and not generation.text.strip():
+            raise CancelledError()
+        return generation
 
     def _generate_cached(
         self,
@@ -182,8 +212,10 @@ class AnswerService:
         core: CoreContext,
         on_token: TokenSink | None,
         cancel: CancelToken | None,
+        stages: StageReporter | None = None,
     ) -> Generation:
         """On the engine thread: restore (or build) the core state, then evaluate the rest."""
+        stages = stages or reporter_of(on_token)
         split = split_prompt(engine, messages)
         files = CoreCacheFiles(self.ctx.paths.core_cache_dir)
         built_ms = 0.0
@@ -196,8 +228,10 @@ class AnswerService:
                 _since(build_start),
                 restore(engine, files, core.key, split.prefix),
             )
+        stages.reading(len(split.tokens))
         generation: Generation = engine.generate_tokens(
-            split.tokens, self.ctx.settings.llm.max_tokens, on_token, cancel
+            split.tokens, self.ctx.settings.llm.max_tokens, on_token, cancel,
+            on_prefill=stages.prefill,
         )
         generation.extra.update(restore_ms=restored_ms, core_build_ms=built_ms)
         return generation

@@ -1,4 +1,4 @@
-"""Service facade: evaluation on real data (BEIR folders, PDF question sets).
+"""Service facade: evaluation on real data (BEIR folders, PDF question sets, answer accuracy).
 
 Each evaluation builds a throwaway library in a temporary folder (or in `workdir` when given, so
 that a second run reuses it), sharing this process's loaded models.
@@ -11,22 +11,27 @@ import logging
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop_rag.bootstrap import AppContext, build_context
-from desktop_rag.domain import DocScope
+from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.errors import DesktopRagError
 from desktop_rag.progress import ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.protocols import Reranker
 from desktop_rag.retrieval import rerank as rr
+from desktop_rag.retrieval.pdfqa import DOCUMENT, LIBRARY
+
+if TYPE_CHECKING:
+    from desktop_rag.retrieval.answer_eval import AnswerQuestion
+    from desktop_rag.services import Services
 
 log = logging.getLogger(__name__)
 
 PDFQA_MODES = ("hybrid", "dense", "bm25")
-LIBRARY, DOCUMENT = "library", "document"
 PDFQA_SCOPES = (LIBRARY, DOCUMENT)
 
 
@@ -66,6 +71,43 @@ def _pdfqa_runs(
             "not_answerable": round(flagged[False][1] / max(flagged[False][0], 1), 4),
         },
     }
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerEvalOptions:
+    limit: int | None = None  # a stratified subset of this many questions
+    scope: str = DOCUMENT  # each question asked of its own document, or of the whole library
+    on_record: Callable[[dict[str, Any]], None] = field(default=lambda _record: None)
+    sources: tuple[str, ...] = ()  # only questions with one of these evidence sources (all: ())
+
+
+def _answer_sources(docs_dir: Path, items: Sequence[AnswerQuestion], scope: str) -> list[Path]:
+    """Asked of their own documents, the questions need only those: a short run of a few
+    questions then ingests a few documents, not the whole folder."""
+    if scope != DOCUMENT:
+        return [docs_dir]
+    files = sorted({docs_dir / q.base.doc for q in items if q.base.doc})
+    return [f for f in files if f.is_file()] or [docs_dir]
+
+
+def _answer_runs(
+    services: Services,
+    items: Sequence[AnswerQuestion],
+    opts: AnswerEvalOptions,
+    progress: ProgressCallback,
+) -> list[dict[str, Any]]:
+    from desktop_rag.retrieval import answer_eval
+
+    by_name = {Path(d.path).name: d.doc_id for d in services.list_documents()}
+    records: list[dict[str, Any]] = []
+    for n, q in enumerate(items, start=1):
+        own = DocScope(only=frozenset({by_name.get(q.base.doc, "")}))
+        answer = services.ask(q.base.question, scope=own if opts.scope == DOCUMENT else EVERYWHERE)
+        records.append(answer_eval.record(q, answer))
+        opts.on_record(records[-1])
+        accuracy = f"accuracy {answer_eval.running_accuracy(records):.2f}"
+        progress(ProgressEvent("answer", done=n, total=len(items), message=accuracy))
+    return records
 
 
 def _warm_sparse(ctx: AppContext) -> None:
@@ -165,6 +207,23 @@ class EvalService:
             "metrics": beir_eval.evaluate_runs(runs, data),
         } | ({"runs": runs.runs} if keep_runs else {})
 
+    @contextmanager
+    def eval_library(
+        self, sources: Sequence[Path], workdir: Path | None, progress: ProgressCallback
+    ) -> Iterator[tuple[Services, dict[str, Any]]]:
+        """Services over an evaluation library holding the files and folders `sources` (ingested
+        anew, or brought up to date in `workdir`), with the ingestion's counts for the report."""
+        from desktop_rag.services import Services
+
+        with self.eval_context(workdir) as ectx:
+            services = Services(ectx)
+            start = time.perf_counter()
+            ingest = services.ingest(list(sources), progress)
+            ingest_s = time.perf_counter() - start
+            _warm_sparse(ectx)
+            indexed = sum(1 for o in ingest.outcomes if o.doc_id and o.outcome.value != "failed")
+            yield services, {"documents": indexed, "ingest_s": round(ingest_s, 1)}
+
     def eval_pdfqa(
         self,
         questions: str | Path,
@@ -175,16 +234,31 @@ class EvalService:
     ) -> dict[str, Any]:
         """Evidence-page hit@1/5/10 by evidence source, all documents in one library."""
         from desktop_rag.retrieval import pdfqa
-        from desktop_rag.services import Services
 
         items = pdfqa.load_questions(Path(questions))
-        with self.eval_context(workdir) as ectx:
-            services = Services(ectx)
-            start = time.perf_counter()
-            ingest = services.ingest([Path(docs_dir)], progress)
-            ingest_s = time.perf_counter() - start
-            _warm_sparse(ectx)
+        with self.eval_library([Path(docs_dir)], workdir, progress) as (services, ingested):
             report = _pdfqa_runs(services, items, rerank, progress)
-        indexed = sum(1 for o in ingest.outcomes if o.doc_id and o.outcome.value != "failed")
-        report |= {"documents": indexed, "ingest_s": round(ingest_s, 1)}
-        return report
+        return report | ingested
+
+    def eval_answers(
+        self,
+        questions: str | Path,
+        docs_dir: str | Path,
+        progress: ProgressCallback = no_progress,
+        workdir: Path | None = None,
+        options: AnswerEvalOptions | None = None,
+    ) -> dict[str, Any]:
+        """Answer accuracy through the real answer path (`ask`), scored rule-based the way
+        MMLongBench-Doc scores; each question asked of its own document unless the scope is
+        the library. Every record goes to `options.on_record` as soon as it is scored."""
+        from desktop_rag.retrieval import answer_eval
+
+        opts = options or AnswerEvalOptions()
+        every = answer_eval.load_answer_questions(Path(questions))
+        asked = answer_eval.of_sources(every, opts.sources)
+        items = answer_eval.select(asked, opts.limit)
+        model = self.ctx.engine.name  # loaded here, so the evaluation library shares it
+        sources = _answer_sources(Path(docs_dir), items, opts.scope)
+        with self.eval_library(sources, workdir, progress) as (services, ingested):
+            records = _answer_runs(services, items, opts, progress)
+        return answer_eval.summarise(records) | ingested | {"scope": opts.scope, "model": model}

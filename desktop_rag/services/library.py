@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from desktop_rag.domain import (
     IngestReport,
     Outcome,
 )
-from desktop_rag.errors import NotFoundError
+from desktop_rag.errors import DesktopRagError, NotFoundError
 from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
 from desktop_rag.store.followed import is_within
 from desktop_rag.store.lock import WriterLock
@@ -195,6 +196,25 @@ class LibraryService:
                 followed.remember_removed([d.path for d in docs])
             self._refresh_sparse()
             return outcomes
+
+    def rename(self, path: str | Path, title: str) -> Document:
+        """Gives the document at `path` (a file, or a doc id) the user's title, which it keeps
+        when its file is moved or changed and read again; returns the document renamed."""
+        from desktop_rag.ingest.scan import absolute
+
+        title = " ".join(title.split())
+        if not title:
+            raise DesktopRagError("A document's title cannot be empty", "type the new title")
+        with self.writer_lock:
+            catalog = self.ctx.catalog
+            by_id = catalog.get_document(str(path))
+            docs = [by_id] if by_id is not None else catalog.documents_at(str(absolute(path)))
+            if not docs:
+                raise NotFoundError(f"{path} is not in the library", "see `desktop-rag list`")
+            for doc in docs:  # every version at the path (an interrupted update leaves two)
+                catalog.rename(doc.doc_id, title)
+            self._refresh_sparse()
+        return replace(docs[0], title=title, title_by_user=True)
 
     def _refresh_sparse(self) -> None:
         """Lets an in-memory BM25 snapshot already in use catch up with the change now, in the

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import EVERYWHERE, DocScope, Passage, SearchResult
+from desktop_rag.domain import EVERYWHERE, DocScope, Passage, ScoredChunk, SearchResult
 from desktop_rag.errors import DesktopRagError
+from desktop_rag.locate import matching_page
 from desktop_rag.protocols import Reranker
 from desktop_rag.retrieval import rerank as rr
 from desktop_rag.retrieval.evidence import EvidenceGate
 from desktop_rag.retrieval.hybrid import HybridConfig, HybridRetriever
 from desktop_rag.retrieval.packing import Packer
+from desktop_rag.store.sparse import STOPWORDS
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +31,12 @@ def hybrid_config(ctx: AppContext) -> HybridConfig:
         sparse_weight=s.sparse_weight,
         gate=gate,
     )
+
+
+def _placed(query: str, item: ScoredChunk) -> ScoredChunk:
+    """The result with the page where the query matches best (a chunk may span two)."""
+    page = matching_page(item.chunk, query, STOPWORDS)
+    return dataclasses.replace(item, match_page=page)
 
 
 class SearchService:
@@ -76,9 +85,9 @@ class SearchService:
             results = rr.rerank(reranker, query, results, len(results))
             found.timings_ms["rerank_ms"] = (time.perf_counter() - began) * 1000
         found.timings_ms["total_ms"] = (time.perf_counter() - start) * 1000
-        return SearchResult(
-            query, mode, name, found.insufficient_evidence, tuple(results[:k]), found.timings_ms
-        )
+        placed = tuple(_placed(query, item) for item in results[:k])
+        weak = found.insufficient_evidence
+        return SearchResult(query, mode, name, weak, placed, found.timings_ms)
 
     def pack_context(
         self, result: SearchResult, budget_tokens: int, first_n: int = 1

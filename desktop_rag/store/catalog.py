@@ -25,7 +25,9 @@ from desktop_rag.store.catalog_steps import (
     begin_remove,
     drop_unindexed,
     holes,
-    searchable_title,
+    index_title,
+    keep_user_title,
+    reindex_title,
     supersede,
     with_status,
 )
@@ -38,6 +40,9 @@ _SELECT_CHUNKS = (
 )
 
 
+_INSERT_DOC = (
+    f"INSERT INTO documents({schema.DOC_COLUMNS}) VALUES ({holes(schema.DOC_COLUMN_COUNT)})"
+)
 _BUMP_GENERATION = (
     "INSERT INTO meta(key, value) VALUES('generation', '1') ON CONFLICT(key)"
     " DO UPDATE SET value = CAST(value AS INTEGER) + 1"
@@ -201,7 +206,7 @@ class Catalog:
         with self._tx() as conn:
             drop_unindexed(conn, doc.doc_id)
             conn.execute(
-                f"INSERT INTO documents({schema.DOC_COLUMNS}) VALUES ({holes(13)})",
+                _INSERT_DOC,
                 schema.document_params(pending),
             )
             conn.executemany(
@@ -214,13 +219,11 @@ class Catalog:
         """Step 3: FTS rows in, status indexed; returns other documents at the same path, which
         are now `removing` (the caller deletes their vectors, then calls finish_remove)."""
         with self._tx() as conn:
-            title, path = conn.execute(
-                "SELECT title, path FROM documents WHERE doc_id = ?", (doc_id,)
-            ).fetchone()
+            keep_user_title(conn, doc_id)
             conn.execute(
                 "INSERT INTO chunks_fts(rowid, text, title, heading) SELECT c.id, c.text, ?,"
                 " c.heading FROM chunks c WHERE c.doc_id = ?",
-                (searchable_title(str(title), str(path)), doc_id),
+                (index_title(conn, doc_id), doc_id),
             )
             conn.execute(
                 "UPDATE documents SET status = 'indexed', error = NULL, ingested_at = ?"
@@ -235,7 +238,7 @@ class Catalog:
             conn.execute("DELETE FROM documents WHERE path = ? AND status = 'failed'", (doc.path,))
             failed = with_status(doc, status=DocStatus.FAILED, chunks=0)
             conn.execute(
-                f"INSERT INTO documents({schema.DOC_COLUMNS}) VALUES ({holes(13)})",
+                _INSERT_DOC,
                 schema.document_params(failed),
             )
 
@@ -243,22 +246,25 @@ class Catalog:
         self, doc_id: str, path: str, size: int, mtime: float, title: str | None = None
     ) -> list[str]:
         """A known document found at a new path (and maybe a new title, when it was named after
-        its file); returns superseded documents (now removing)."""
+        its file and not by the user); returns superseded documents (now removing)."""
         with self._tx() as conn:
             conn.execute(
-                "UPDATE documents SET path = ?, size = ?, mtime = ?, title = COALESCE(?, title)"
-                " WHERE doc_id = ?",
+                "UPDATE documents SET path = ?, size = ?, mtime = ?, title = CASE"
+                " WHEN title_by_user = 1 THEN title ELSE COALESCE(?, title) END WHERE doc_id = ?",
                 (path, size, mtime, title, doc_id),
             )
-            (kept,) = conn.execute(
-                "SELECT title FROM documents WHERE doc_id = ?", (doc_id,)
-            ).fetchone()
-            conn.execute(
-                "UPDATE chunks_fts SET title = ? WHERE rowid IN"
-                " (SELECT id FROM chunks WHERE doc_id = ?)",
-                (searchable_title(str(kept), path), doc_id),
-            )
+            reindex_title(conn, doc_id)
             return supersede(conn, doc_id)
+
+    def rename(self, doc_id: str, title: str) -> None:
+        """The user's title for a document: kept when the file moves or changes; the file's own
+        title and name stay searchable."""
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE documents SET title = ?, title_by_user = 1 WHERE doc_id = ?",
+                (title, doc_id),
+            )
+            reindex_title(conn, doc_id)
 
     def touch(self, doc_id: str, size: int, mtime: float) -> None:
         with self._tx() as conn:

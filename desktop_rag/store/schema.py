@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 from desktop_rag.domain import Chunk, DocKind, DocStatus, Document, LineBox
+from desktop_rag.store.migrations import migrate
 
 SCHEMA_VERSION = 1
 
@@ -20,7 +21,7 @@ CREATE TABLE IF NOT EXISTS documents (
     doc_id TEXT PRIMARY KEY, path TEXT NOT NULL, title TEXT NOT NULL, kind TEXT NOT NULL,
     sha256 TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL, pages INTEGER NOT NULL,
     chunks INTEGER NOT NULL, status TEXT NOT NULL, error TEXT, ingested_at TEXT,
-    is_core INTEGER NOT NULL DEFAULT 0
+    is_core INTEGER NOT NULL DEFAULT 0, stated_title TEXT, title_by_user INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS documents_path ON documents(path);
 CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
@@ -42,8 +43,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 
 DOC_COLUMNS = (
     "doc_id, path, title, kind, sha256, size, mtime, pages, chunks, status, error, ingested_at, "
-    "is_core"
+    "is_core, stated_title, title_by_user"
 )
+DOC_COLUMN_COUNT = DOC_COLUMNS.count(",") + 1
 CHUNK_COLUMNS = (
     "c.chunk_id, c.doc_id, d.path, d.title, d.kind, c.text, c.ordinal, c.pages, c.char_start, "
     "c.char_end, c.bboxes, c.heading, c.token_count, d.chunks"
@@ -57,6 +59,7 @@ def connect(db_path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.executescript(SCHEMA)
+    migrate(conn)
     conn.execute(
         "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),)
     )
@@ -64,11 +67,13 @@ def connect(db_path: Path) -> sqlite3.Connection:
 
 
 def row_to_document(row: sqlite3.Row | tuple[object, ...]) -> Document:
-    (doc_id, path, title, kind, sha, size, mtime, pages, chunks, status, error, at, core) = row
+    (doc_id, path, title, kind, sha, size, mtime, pages, chunks, status, error, at, core, stated,
+     by_user) = row
     return Document(
         str(doc_id), str(path), str(title), DocKind(str(kind)), str(sha), int(str(size)),
         float(str(mtime)), int(str(pages)), int(str(chunks)), DocStatus(str(status)),
         None if error is None else str(error), None if at is None else str(at), bool(core),
+        None if stated is None else str(stated), bool(by_user),
     )
 
 
@@ -92,12 +97,22 @@ def row_to_chunk(row: tuple[object, ...]) -> Chunk:
 
 
 def encode_boxes(boxes: tuple[LineBox, ...]) -> str:
-    rows = [[b.page, round(b.x0, 2), round(b.y0, 2), round(b.x1, 2), round(b.y1, 2)] for b in boxes]
+    rows = [
+        [b.page, round(b.x0, 2), round(b.y0, 2), round(b.x1, 2), round(b.y1, 2), b.start, b.end]
+        for b in boxes
+    ]
     return json.dumps(rows, separators=(",", ":"))
 
 
 def decode_boxes(text: str) -> tuple[LineBox, ...]:
-    return tuple(LineBox(int(p), x0, y0, x1, y1) for p, x0, y0, x1, y1 in json.loads(text))
+    """Rows of 7 (with the line's span in the chunk text) or of 5 (older libraries)."""
+    return tuple(_box(row) for row in json.loads(text))
+
+
+def _box(row: list[float]) -> LineBox:
+    page, x0, y0, x1, y1 = row[:5]
+    start, end = (int(row[5]), int(row[6])) if len(row) >= 7 else (-1, -1)
+    return LineBox(int(page), x0, y0, x1, y1, start, end)
 
 
 def chunk_params(chunk: Chunk, text_sha: str) -> tuple[object, ...]:
@@ -112,4 +127,5 @@ def document_params(doc: Document) -> tuple[object, ...]:
     return (
         doc.doc_id, doc.path, doc.title, doc.kind.value, doc.sha256, doc.size, doc.mtime,
         doc.pages, doc.chunks, doc.status.value, doc.error, doc.ingested_at, int(doc.is_core),
+        doc.stated_title, int(doc.title_by_user),
     )

@@ -1,0 +1,92 @@
+"""The page that holds the fact, through the real parts (PyMuPDF, chunker, MiniLM, Chroma, catalog):
+a chunk that spans a page break is cited, found and highlighted on the page of its evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gui_pdfs import make_pdf
+
+from desktop_rag.cli.commands_answer import answer_json
+from desktop_rag.cli.commands_search import search_json
+
+FACT = "The vault access code is zorblax-7731 for the east wing."
+PAGES = (
+    ("Contents.",),
+    (
+        "Security notes for the building.",
+        FACT,
+        "Visitors sign in at the front desk.",
+        "The west wing is closed on Sundays.",
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def two_pages(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_pdf(tmp_path_factory.mktemp("docs") / "security.pdf", PAGES)
+
+
+@pytest.fixture(scope="module")
+def services(tmp_path_factory: pytest.TempPathFactory, two_pages: Path) -> Iterator[Any]:
+    from desktop_rag.bootstrap import build_context
+    from desktop_rag.services import Services
+    from desktop_rag.testing import FakeChatEngine
+
+    engine = FakeChatEngine(f"{FACT} [1]")
+    svc = Services(build_context(str(tmp_path_factory.mktemp("lib")), "tiny",
+                                 overrides={"engine": engine}))  # fmt: skip
+    assert not svc.ingest([two_pages]).failed
+    yield svc
+    svc.close()
+
+
+def test_the_chunk_spans_the_page_break(services: Any) -> None:
+    (doc,) = services.list_documents()
+    chunks = services.document_chunks(doc.doc_id)
+    assert chunks[0].pages == (1, 2) and chunks[0].page == 1  # the case that went wrong
+
+
+def test_search_reports_the_page_where_the_query_matches(services: Any) -> None:
+    result = services.search("zorblax-7731")
+    top = search_json(result)["results"][0]
+    assert top["page"] == 2 and top["pages"] == [1, 2]
+
+
+def test_ask_cites_the_evidence_page_with_the_sentence_boxed(services: Any) -> None:
+    answer = services.ask("What is the vault access code?")
+    (citation,) = answer.citations
+    assert citation.page == 2 and not answer.unsupported_sentences
+    (evidence,) = citation.evidence
+    assert evidence.text == FACT and evidence.page == 2
+    assert len(evidence.boxes) == 1 and evidence.boxes[0].page == 2  # that line, not the chunk
+    cited = answer_json(answer)["citations"][0]
+    assert cited["page"] == 2 and cited["evidence"][0]["page"] == 2
+    assert len(cited["bboxes"]) == 5  # the whole chunk stays available as before
+
+
+@pytest.mark.gui
+def test_the_viewer_highlights_the_evidence_line_strongly(qtbot: Any, services: Any) -> None:
+    from test_gui_window import assert_highlight_covers_line, shoot
+
+    from desktop_rag.gui.main_window import MainWindow
+
+    answer = services.ask("What is the vault access code?")
+    (citation,) = answer.citations
+    window = MainWindow(services, interactive=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.open_chunk(citation.chunk, citation.evidence[0])
+    qtbot.waitUntil(lambda: window.viewer.location is not None, timeout=10_000)
+    assert window.viewer.page_box.value() == 2
+    pane = window.viewer.pdf
+    assert len(pane.highlight_rects(2)) == 1  # the evidence line only
+    assert len(pane.context_rects(2)) == 3  # the passage's other lines on page 2, lightly
+    assert_highlight_covers_line(qtbot, window, 2)
+    strong, light = pane.highlight_rects(2)[0], pane.context_rects(2)
+    assert all(abs(r.y - strong.y) > strong.h for r in light)  # a different line each
+    shoot(window, "20-evidence-highlight")
+    assert window.shutdown()
