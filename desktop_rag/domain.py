@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class DocKind(StrEnum):
@@ -226,6 +227,20 @@ class Evidence:
     score: float
     sentence: str = ""  # the answer sentence it supports
 
+    def to_record(self) -> dict[str, Any]:
+        """JSON-ready values: what `ask --json` prints and the chat store keeps."""
+        return {"sentence": self.sentence, "text": self.text, "page": self.page,
+                "chunk_id": self.chunk_id, "char_span": list(self.char_span), "score": self.score,
+                "bboxes": [[b.page, b.x0, b.y0, b.x1, b.y1] for b in self.boxes]}  # fmt: skip
+
+    @classmethod
+    def from_record(cls, r: dict[str, Any]) -> Evidence:
+        boxes = tuple(LineBox(int(p), x0, y0, x1, y1) for p, x0, y0, x1, y1 in r["bboxes"])
+        span = (int(r["char_span"][0]), int(r["char_span"][1]))
+        page = None if r.get("page") is None else int(r["page"])
+        return cls(str(r["chunk_id"]), page, span, boxes, str(r["text"]), float(r["score"]),
+                   str(r.get("sentence", "")))  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class Citation:
@@ -265,12 +280,14 @@ class Stage(StrEnum):
     RESTORING = "restoring"  # loading (or first building) the cached state of the pinned core
     READING = "reading"  # the model evaluates the prompt (prefill)
     WRITING = "writing"  # the first piece of the answer has arrived
+    RECHECKING = "rechecking"  # the model refused: it looks at the sources a second time
 
 
 _STAGE_TEXT = {
     Stage.SEARCHING: "Searching your documents\u2026",
     Stage.RESTORING: "Loading the pinned documents\u2026",
     Stage.WRITING: "Writing\u2026",
+    Stage.RECHECKING: "Looking at the sources again\u2026",
 }
 
 

@@ -90,3 +90,19 @@ def test_the_viewer_highlights_the_evidence_line_strongly(qtbot: Any, services: 
     assert all(abs(r.y - strong.y) > strong.h for r in light)  # a different line each
     shoot(window, "20-evidence-highlight")
     assert window.shutdown()
+
+
+def test_a_stored_chat_keeps_the_evidence_of_its_citations(services: Any) -> None:
+    from desktop_rag.domain import Evidence
+    from desktop_rag.gui.chat_controller import stored_evidence
+
+    answer = services.ask("What is the vault access code?")
+    history = services.chat_history(answer.chat_id)
+    (cited,) = history[-1].citations
+    assert cited["page"] == 2 and cited["evidence"][0]["text"] == FACT
+    restored = stored_evidence(history)[0][cited["n"]]
+    live = answer.citations[0].evidence[0]
+    assert isinstance(restored, Evidence) and restored.page == live.page == 2
+    assert (restored.text, restored.char_span) == (live.text, live.char_span)
+    where = [[(b.page, b.x0, b.y0, b.x1, b.y1) for b in e.boxes] for e in (restored, live)]
+    assert where[0] == where[1]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_rag.cli.commands_search import add_doc_option
 from desktop_rag.cli.output import emit_json, open_services, say, warn
-from desktop_rag.domain import Answer, AnswerStage, Citation, Evidence, LineBox, Stage
+from desktop_rag.domain import Answer, AnswerStage, Citation, LineBox, Stage
 from desktop_rag.progress import CancelToken, ProgressEvent
 
 if TYPE_CHECKING:  # the services package loads numpy: not for `--help`
@@ -133,16 +133,11 @@ def _citation(c: Citation, text: str) -> dict[str, Any]:
             "title": chunk.title, "page": c.page, "pages": list(chunk.pages), "text": text,
             "char_span": list(chunk.char_span), "bboxes": _boxes(chunk.bboxes),
             "support": c.support, "inferred": c.inferred,
-            "evidence": [_evidence(e) for e in c.evidence]}  # fmt: skip
+            "evidence": [e.to_record() for e in c.evidence]}  # fmt: skip
 
 
 def _boxes(boxes: Sequence[LineBox]) -> list[list[float]]:
     return [[b.page, b.x0, b.y0, b.x1, b.y1] for b in boxes]
-
-
-def _evidence(e: Evidence) -> dict[str, Any]:
-    return {"sentence": e.sentence, "text": e.text, "page": e.page, "chunk_id": e.chunk_id,
-            "char_span": list(e.char_span), "bboxes": _boxes(e.boxes), "score": e.score}
 
 
 def _print_answer(answer: Answer) -> None:

@@ -65,6 +65,17 @@ def cited_chunks(history: Sequence[Any], chunks: dict[str, Chunk]) -> dict[int, 
     return out
 
 
+def stored_evidence(history: Sequence[Any]) -> dict[int, dict[int, Evidence]]:
+    """Turn index -> citation number -> its best stored evidence (chats saved before evidence
+    was stored have none; a click then shows the whole passage)."""
+    out: dict[int, dict[int, Evidence]] = {}
+    for turn, item in enumerate(i for i in history if _attr(i, "role") == "assistant"):
+        for c in _attr(item, "citations") or ():
+            if c.get("evidence"):
+                out.setdefault(turn, {})[int(c["n"])] = Evidence.from_record(c["evidence"][0])
+    return out
+
+
 def _turn_from_record(item: Any) -> TurnView:
     answer = _attr(item, "answer")
     if isinstance(answer, Answer):
@@ -100,6 +111,7 @@ class ChatController(QObject):
         self.chat_id: str | None = None
         self.job: Job | None = None
         self._asked_at = 0.0
+        self.restored_evidence: dict[int, dict[int, Evidence]] = {}
         self._first_token_at: float | None = None
         self._retrieved_shown = False
         self.scope = EVERYWHERE
@@ -153,6 +165,7 @@ class ChatController(QObject):
             return  # a history that arrives after a switch
         history, cited = loaded
         self.pane.show_turns(turn_views(history), cited)
+        self.restored_evidence = stored_evidence(history)
 
     # ---- asking -------------------------------------------------------------------------
     def set_scope(self, rows: Sequence[LibraryRow]) -> None:
@@ -232,9 +245,11 @@ class ChatController(QObject):
             self.open_chunk.emit(chunk, self.cited_evidence(turn, n))
 
     def cited_evidence(self, turn: int, n: int) -> Evidence | None:
-        """The best evidence of citation `n` of an answer of this session, if it has one."""
+        """The best evidence of citation `n` of an answer (of this session or stored)."""
         answer = self.pane.answers.get(turn)
-        found = [c for c in answer.citations if c.n == n] if answer is not None else []
+        if answer is None:
+            return self.restored_evidence.get(turn, {}).get(n)
+        found = [c for c in answer.citations if c.n == n]
         return found[0].evidence[0] if found and found[0].evidence else None
 
     def cited_chunk(self, turn: int, n: int) -> Chunk | None:

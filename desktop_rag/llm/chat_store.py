@@ -27,12 +27,14 @@ CREATE TABLE IF NOT EXISTS citations (
     message_id INTEGER NOT NULL REFERENCES messages(message_id) ON DELETE CASCADE,
     n INTEGER NOT NULL, chunk_id TEXT NOT NULL, doc_id TEXT NOT NULL, path TEXT NOT NULL,
     title TEXT NOT NULL, page INTEGER, char_span TEXT NOT NULL, support REAL NOT NULL,
-    inferred INTEGER NOT NULL DEFAULT 0);
+    inferred INTEGER NOT NULL DEFAULT 0, evidence TEXT NOT NULL DEFAULT '[]');
 CREATE INDEX IF NOT EXISTS messages_by_chat ON messages(chat_id, message_id);
 """
 
 
-_CITATION_COLUMNS = "n, chunk_id, doc_id, path, title, page, char_span, support, inferred"
+_CITATION_COLUMNS = (
+    "n, chunk_id, doc_id, path, title, page, char_span, support, inferred, evidence"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,13 +70,14 @@ class ChatStore:
         self._migrate()
 
     def _migrate(self) -> None:
-        """Chat files written before citations recorded `inferred` gain the column (as 0)."""
+        """Chat files written before citations recorded `inferred` or their evidence gain the
+        columns (not inferred, no evidence: a click then shows the whole passage)."""
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(citations)")}
-        if "inferred" not in columns:
-            with self._db:
-                self._db.execute(
-                    "ALTER TABLE citations ADD COLUMN inferred INTEGER NOT NULL DEFAULT 0"
-                )
+        added = {"inferred": "INTEGER NOT NULL DEFAULT 0", "evidence": "TEXT NOT NULL DEFAULT '[]'"}
+        with self._db:
+            for name, kind in added.items():
+                if name not in columns:
+                    self._db.execute(f"ALTER TABLE citations ADD COLUMN {name} {kind}")
 
     def new_chat(self, title: str = "New chat") -> str:
         chat_id = uuid.uuid4().hex[:12]
@@ -124,8 +127,8 @@ class ChatStore:
         ).fetchall()
         keys = _CITATION_COLUMNS.split(", ")
         cited = [dict(zip(keys, r, strict=True)) for r in rows]
-        return [{**c, "char_span": json.loads(c["char_span"]), "inferred": bool(c["inferred"])}
-                for c in cited]  # fmt: skip
+        return [{**c, "char_span": json.loads(c["char_span"]), "inferred": bool(c["inferred"]),
+                 "evidence": json.loads(c["evidence"])} for c in cited]  # fmt: skip
 
     def add_exchange(self, chat_id: str, query: str, answer: Answer) -> None:
         """Stores a question (with its standalone query) and its answer with citations."""
@@ -134,7 +137,7 @@ class ChatStore:
             mid = self._insert(chat_id, "assistant", answer.answer, None, answer.refused)
             self._db.executemany(
                 f"INSERT INTO citations (message_id, {_CITATION_COLUMNS})"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_citation_row(mid, c) for c in answer.citations],
             )
             self._touch(chat_id, answer.question)
@@ -173,8 +176,10 @@ def _citation_row(message_id: int, citation: Any) -> tuple[Any, ...]:
         chunk.doc_id,
         chunk.path,
         chunk.title,
-        chunk.page,
+        citation.page,
         json.dumps(list(chunk.char_span)),
         citation.support,
         int(citation.inferred),
+        json.dumps([e.to_record() for e in citation.evidence], ensure_ascii=False),
     )
+
