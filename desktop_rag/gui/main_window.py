@@ -142,7 +142,9 @@ class MainWindow(QMainWindow):
         self.chat.open_chunk.connect(self.open_chunk)
         self.chat.engine_state.connect(self._show_engine)
         self.chat.ttft.connect(lambda ms: self.ttft_label.setText(f"TTFT: {ms:,.0f} ms"))
-        self.sources.open_requested.connect(lambda p: self.open_chunk(p.chunk))
+        self.sources.open_requested.connect(
+            lambda p: self.open_chunk(p.chunk, self.sources.evidence_of(p.n))
+        )
         self.core_panel.rebuild_requested.connect(self.rebuild_core)
 
     def start(self) -> None:
@@ -189,7 +191,6 @@ class MainWindow(QMainWindow):
 
     # ---- viewer -------------------------------------------------------------------------
     def open_chunk(self, chunk: Chunk, evidence: Evidence | None = None) -> None:
-        """Shows the chunk, its evidence sentence(s) highlighted strongly when given."""
         self.reader.submit("locate", lambda _j: chunk_location(self.services, chunk, evidence),
                            on_done=self._show_location)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_rag.domain import Answer, Passage
+from desktop_rag.domain import Answer, Evidence, Passage
 
 HEADERS = ("#", "Source", "Page", "Score", "Cited")
 
@@ -31,20 +31,32 @@ class SourcesPanel(QTreeWidget):
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
         self._passages: list[Passage] = []
+        self._evidence: dict[int, Evidence] = {}  # passage number -> its best evidence
+
+    def evidence_of(self, n: int) -> Evidence | None:
+        return self._evidence.get(n)
 
     def show_answer(self, answer: Answer | None) -> None:
+        """The answer's passages, cited ones marked at the page of their evidence."""
         if answer is None:
             self.show_passages(())
-        else:
-            self.show_passages(answer.passages, {c.n for c in answer.citations})
+            return
+        self._evidence = {c.n: c.evidence[0] for c in answer.citations if c.evidence}
+        self.show_passages(answer.passages, {c.n: c.page for c in answer.citations})
 
-    def show_passages(self, passages: Sequence[Passage], cited: Collection[int] = ()) -> None:
+    def show_passages(
+        self, passages: Sequence[Passage], cited: Mapping[int, int | None] | None = None
+    ) -> None:
         """The passages given to the model, shown as soon as retrieval has found them; the
         final answer shows them again with its citations marked."""
         self.clear()
+        cited = cited or {}
+        if not cited:
+            self._evidence = {}
         self._passages = list(passages)
         for passage in self._passages:
-            self.addTopLevelItem(_item(passage, passage.n in cited))
+            page = cited.get(passage.n, passage.chunk.page)
+            self.addTopLevelItem(_item(passage, passage.n in cited, page))
         for column in range(len(HEADERS)):
             self.resizeColumnToContents(column)
         self.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -58,9 +70,9 @@ class SourcesPanel(QTreeWidget):
             self.open_requested.emit(self._passages[index])
 
 
-def _item(passage: Passage, cited: bool) -> QTreeWidgetItem:
+def _item(passage: Passage, cited: bool, at: int | None) -> QTreeWidgetItem:
     chunk = passage.chunk
-    page = str(chunk.page) if chunk.page is not None else ""
+    page = str(at) if at is not None else ""
     core = " (core)" if passage.is_core else ""
     item = QTreeWidgetItem([str(passage.n), chunk.title + core, page,
                             f"{passage.score:.3f}", "yes" if cited else ""])
