@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from answer_helpers import AnswerServices, add_document
@@ -86,6 +87,17 @@ def test_insufficient_evidence_refuses_without_asking_the_model(fake_context: An
     assert "do not contain" in answer.answer and "Steel report" in answer.answer
     assert fake_context.engine.prompts == []
     assert len(answer.passages) >= 1
+
+
+def test_within_chosen_documents_weak_evidence_still_asks_the_model(fake_context: Any) -> None:
+    """The user asked about these documents: their best passages go to the model, which may
+    refuse itself (and its invented answer is flagged, not hidden)."""
+    services = _services(fake_context, "Invented answer about zebras [1].")
+    doc_id = hashlib.sha256(b"/lib/steel.pdf").hexdigest()[:16]  # as add_document names it
+    answer = services.ask("zebra quantum violin", scope=DocScope(only=frozenset({doc_id})))
+    assert len(fake_context.engine.prompts) == 1 and answer.passages
+    assert answer.answer == "Invented answer about zebras [1]." and not answer.refused
+    assert answer.unsupported_sentences == ("Invented answer about zebras.",)
 
 
 def test_follow_up_is_rewritten_with_the_chat_history(fake_context: Any) -> None:

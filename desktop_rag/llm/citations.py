@@ -76,7 +76,8 @@ def cited_numbers(text: str, valid: set[int]) -> list[int]:
 
 
 def strip_markers(text: str) -> str:
-    return " ".join(_MARKER.sub(" ", text).split())
+    """The sentence without its markers: "Steel [1]." -> "Steel." """
+    return re.sub(r"\s+(?=[.,;:!?])", "", " ".join(_MARKER.sub(" ", text).split()))
 
 
 def split_sentences(answer: str) -> list[str]:

@@ -20,6 +20,7 @@ from desktop_rag.llm.rewrite import standalone_query
 from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatMessage, Generation
+from desktop_rag.services.answer_timings import generation_timings, since
 from desktop_rag.services.second_look import answer_with_second_look
 from desktop_rag.services.stages import (
     StageReporter,
@@ -106,9 +107,9 @@ class AnswerService:
         timings: dict[str, float] = {}
         result = self.search(query, k=k, scope=scope.excluding(core.doc_ids))
         check(cancel)
-        timings["retrieve_ms"] = _since(start)
+        timings["retrieve_ms"] = since(start)
         timings["rerank_ms"] = float(result.timings_ms.get("rerank_ms", 0.0))
-        if result.insufficient_evidence and not core.passages:
+        if _refuse_unasked(result, scope, bool(core.passages)):
             answer = self._refusal(question, chat_id, result, timings, start)
         else:
             passages = self._retrieved(query, core, result)
@@ -165,7 +166,7 @@ class AnswerService:
         )  # fmt: skip
         generation, sentences = reply.generation, reply.sentences
         refused = prompts.is_not_found(generation.text)
-        timings.update(_generation_timings(generation, gen_start, start))
+        timings.update(generation_timings(generation, gen_start, start))
         timings.update(second_look=reply.looked_again, second_look_kept=reply.second_look)
         return Answer(
             question,
@@ -230,7 +231,7 @@ class AnswerService:
             build_start = time.perf_counter()
             self.core_build(cancel=cancel)
             built_ms, restored_ms = (
-                _since(build_start),
+                since(build_start),
                 restore(engine, files, core.key, split.prefix),
             )
         stages.reading(len(split.tokens))
@@ -255,7 +256,7 @@ class AnswerService:
         ]
         timings.update(
             ttft_ms=0.0,
-            total_ms=_since(start),
+            total_ms=since(start),
             prompt_tokens=0,
             cached_tokens=0,
             generated_tokens=0,
@@ -274,23 +275,14 @@ class AnswerService:
         )
 
 
-def _since(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 2)
+def _refuse_unasked(result: SearchResult, scope: DocScope, has_core: bool) -> bool:
+    """Weak evidence over the whole library is refused without asking the model. Within
+    documents the user chose, the model reads their best passages and may refuse itself: the
+    user asked about these documents, and a weak match there is still the best there is."""
+    if has_core or not result.insufficient_evidence:
+        return False
+    return scope.whole_library or not result.results
 
 
 def _best(query: Any, vectors: Collection[Any]) -> float:
     return max((float(np.dot(query, v)) for v in vectors), default=-1.0)
-
-
-def _generation_timings(g: Generation, gen_start: float, start: float) -> dict[str, float]:
-    return {
-        "ttft_ms": round((gen_start - start) * 1000 + g.ttft_ms, 2),
-        "total_ms": _since(start),
-        "prompt_tokens": g.prompt_tokens,
-        "cached_tokens": g.cached_tokens,
-        "generated_tokens": g.generated_tokens,
-        "generation_ttft_ms": round(g.ttft_ms, 2),
-        "restore_ms": round(g.extra.get("restore_ms", 0.0), 2),
-        "core_build_ms": round(g.extra.get("core_build_ms", 0.0), 2),
-        "decode_tokens_per_s": round(g.extra.get("decode_tokens_per_s", 0.0), 2),
-    }
