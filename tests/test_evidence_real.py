@@ -106,3 +106,22 @@ def test_a_stored_chat_keeps_the_evidence_of_its_citations(services: Any) -> Non
     assert (restored.text, restored.char_span) == (live.text, live.char_span)
     where = [[(b.page, b.x0, b.y0, b.x1, b.y1) for b in e.boxes] for e in (restored, live)]
     assert where[0] == where[1]
+
+
+@pytest.mark.gui
+def test_a_note_highlights_its_evidence_sentence(qtbot: Any, services: Any, tmp_path: Path) -> None:
+    from desktop_rag.gui.main_window import MainWindow
+
+    note = tmp_path / "wing.md"
+    wrapped = FACT.replace(" zorblax", "\nzorblax")  # a sentence over two lines of the file
+    note.write_text(f"# Wings\n\nThe lobby opens at nine. {wrapped} Lunch is at noon.\n")
+    assert not services.ingest([note]).failed
+    answer = services.ask("What is the vault access code?", scope=services.scope_of([note]))
+    (citation,) = answer.citations
+    window = MainWindow(services, interactive=False)
+    qtbot.addWidget(window)
+    window.open_chunk(citation.chunk, citation.evidence[0])
+    qtbot.waitUntil(lambda: window.viewer.location is not None, timeout=10_000)
+    strong, light = (s.cursor.selectedText() for s in window.viewer.note.extraSelections())
+    assert " ".join(strong.split()) == FACT and "Lunch is at noon." in light
+    assert window.shutdown()
