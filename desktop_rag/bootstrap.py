@@ -23,6 +23,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+_DEPENDENTS = {"engine": ("rerankers",), "embedder": ("rerankers",)}
+
+
+def _close(name: str, resource: object) -> None:
+    closer = getattr(resource, "close", None)
+    if callable(closer):
+        try:
+            closer()
+        except Exception:  # closing must not mask the real error
+            log.exception("closing %s failed", name)
+
+
 class AppContext:
     """Owns the heavy resources of one process. Not shared across processes."""
 
@@ -94,15 +106,16 @@ class AppContext:
         """Whether the resource `name` has been built (without building it)."""
         return name in self.__dict__
 
+    def reset(self, name: str) -> None:
+        """Forgets the resource `name` (closing it) and what was built on it, so that the next
+        use builds both anew: the re-rankers hold the engine (an LLM re-ranker scores with it)."""
+        for dependent in _DEPENDENTS.get(name, ()):
+            self.__dict__.pop(dependent, None)
+        _close(name, self.__dict__.pop(name, None))
+
     def close(self) -> None:
         for name in ("engine", "vectors", "catalog", "chats", "compute"):
-            resource = self.__dict__.pop(name, None)
-            closer = getattr(resource, "close", None)
-            if callable(closer):
-                try:
-                    closer()
-                except Exception:  # closing must not mask the real error
-                    log.exception("closing %s failed", name)
+            _close(name, self.__dict__.pop(name, None))
 
 
 def build_context(

@@ -39,10 +39,7 @@ def dropped_paths(event: QDropEvent | QDragEnterEvent) -> list[str]:
 
 def drop_engine(services: GuiServices) -> None:
     """Forgets the loaded chat model (on the LLM thread) so the next use loads the new one."""
-    engine = services.ctx.__dict__.pop("engine", None)
-    closer = getattr(engine, "close", None)
-    if callable(closer):
-        closer()
+    services.ctx.reset("engine")  # and the re-rankers that hold it
 
 
 def warm_up(services: GuiServices) -> None:
