@@ -21,6 +21,7 @@ from desktop_rag.domain import (
 )
 from desktop_rag.services.answer import AnswerService
 from desktop_rag.services.core import CoreService
+from desktop_rag.services.library import LibraryService
 from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
 
 
@@ -100,3 +101,5 @@ class TinySearch:
 class AnswerServices(TinySearch, AnswerService, CoreService):
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
+
+    writer_lock = LibraryService.writer_lock  # the library's lock, as in the real facade

@@ -118,3 +118,20 @@ def test_core_over_budget_is_refused_with_token_counts(core_services: AnswerServ
     with pytest.raises(CoreTooLargeError, match=r"needs \d+ tokens but its budget is 20"):
         core_services.core_add(["/lib/policy.pdf"])
     assert [d.title for d in core_services.core_status().docs] == ["Handbook"]
+
+
+def test_a_refused_core_add_keeps_what_was_pinned_before(core_services: AnswerServices) -> None:
+    """Naming an already pinned document again in a refused call does not unpin it."""
+    core_services.ctx.settings.retrieval.context_tokens = 4096 - 24 - 256 - 20
+    with pytest.raises(CoreTooLargeError):
+        core_services.core_add(["/lib/handbook.pdf", "/lib/policy.pdf"])
+    assert [d.title for d in core_services.core_status().docs] == ["Handbook"]
+
+
+def test_pinning_takes_the_libraries_writer_lock(core_services: AnswerServices) -> None:
+    from desktop_rag.errors import LibraryInUseError
+    from desktop_rag.store.lock import WriterLock
+
+    other = WriterLock(core_services.ctx.paths.lock_file)  # another process's lock
+    with other, pytest.raises(LibraryInUseError):
+        core_services.core_add(["/lib/policy.pdf"])

@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import EVERYWHERE, DocScope, Document, Passage
@@ -25,6 +25,9 @@ from desktop_rag.llm.core_cache import (
 from desktop_rag.llm.worker import run_on_engine, unwrap
 from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.protocols import ChatMessage
+
+if TYPE_CHECKING:
+    from desktop_rag.store.lock import WriterLock
 
 PROMPT_RESERVE = 256  # question, source tags and the chat template around them
 
@@ -61,21 +64,32 @@ class CoreContext:
 class CoreService:
     ctx: AppContext
 
+    if TYPE_CHECKING:  # provided by LibraryService in the facade
+
+        @property
+        def writer_lock(self) -> WriterLock: ...
+
     # ---- facade ----------------------------------------------------------------------------
     def core_add(self, paths: Sequence[str | Path]) -> CoreStatus:
+        """Pins documents, under the library's writer lock. Over the budget, only the ones this
+        call pinned are unpinned again: those pinned before stay pinned."""
         docs = [self._library_document(p) for p in paths]
-        for doc in docs:
-            self.ctx.catalog.set_core(doc.doc_id, True)
-        status = self.core_status()
-        if status.total_tokens > status.budget:
-            for doc in docs:
-                self.ctx.catalog.set_core(doc.doc_id, False)
-            raise _too_large(status.total_tokens, status.budget, self.ctx)
+        with self.writer_lock:
+            added = [d for d in docs if not d.is_core]
+            for doc in added:
+                self.ctx.catalog.set_core(doc.doc_id, True)
+            status = self.core_status()
+            if status.total_tokens > status.budget:
+                for doc in added:
+                    self.ctx.catalog.set_core(doc.doc_id, False)
+                raise _too_large(status.total_tokens, status.budget, self.ctx)
         return status
 
     def core_remove(self, paths: Sequence[str | Path]) -> CoreStatus:
-        for path in paths:
-            self.ctx.catalog.set_core(self._library_document(path).doc_id, False)
+        docs = [self._library_document(p) for p in paths]
+        with self.writer_lock:
+            for doc in docs:
+                self.ctx.catalog.set_core(doc.doc_id, False)
         return self.core_status()
 
     def core_status(self) -> CoreStatus:
