@@ -25,6 +25,7 @@ from desktop_rag.llm.core_cache import (
 from desktop_rag.llm.worker import run_on_engine, unwrap
 from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.protocols import ChatMessage
+from desktop_rag.services.lookup import documents_named
 
 if TYPE_CHECKING:
     from desktop_rag.store.lock import WriterLock
@@ -73,7 +74,7 @@ class CoreService:
     def core_add(self, paths: Sequence[str | Path]) -> CoreStatus:
         """Pins documents, under the library's writer lock. Over the budget, only the ones this
         call pinned are unpinned again: those pinned before stay pinned."""
-        docs = [self._library_document(p) for p in paths]
+        docs = [d for p in paths for d in self._library_documents(p)]
         with self.writer_lock:
             added = [d for d in docs if not d.is_core]
             for doc in added:
@@ -86,7 +87,7 @@ class CoreService:
         return status
 
     def core_remove(self, paths: Sequence[str | Path]) -> CoreStatus:
-        docs = [self._library_document(p) for p in paths]
+        docs = [d for p in paths for d in self._library_documents(p)]
         with self.writer_lock:
             for doc in docs:
                 self.ctx.catalog.set_core(doc.doc_id, False)
@@ -209,12 +210,12 @@ class CoreService:
             c.token_count or counter.count(c.text) for c in self.ctx.catalog.chunks_of(doc_id)
         )
 
-    def _library_document(self, path: str | Path) -> Document:
-        resolved = str(Path(path).expanduser().resolve())
-        docs = self.ctx.catalog.documents_at(resolved) or self.ctx.catalog.documents_at(str(path))
+    def _library_documents(self, path: str | Path) -> list[Document]:
+        """The documents `path` names, found as every other command finds them."""
+        docs = documents_named(self.ctx.catalog, path)
         if not docs:
             raise NotFoundError(f"{path} is not in the library", "ingest it first, then add it")
-        return docs[0]
+        return docs
 
 
 def _too_large(tokens: int, budget: int, ctx: AppContext) -> CoreTooLargeError:

@@ -23,6 +23,7 @@ from desktop_rag.domain import (
 )
 from desktop_rag.errors import DesktopRagError, NotFoundError
 from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
+from desktop_rag.services.lookup import documents_named
 from desktop_rag.store.followed import is_within
 from desktop_rag.store.lock import WriterLock
 
@@ -224,14 +225,7 @@ class LibraryService:
             refresh()
 
     def _documents_for(self, raw: str | Path) -> list[Document]:
-        from desktop_rag.ingest.scan import absolute
-
-        catalog = self.ctx.catalog
-        by_id = catalog.get_document(str(raw))
-        if by_id is not None:
-            return [by_id]
-        path = absolute(raw)
-        return catalog.documents_at(str(path)) or catalog.documents_under(str(path))
+        return documents_named(self.ctx.catalog, raw)
 
     def scope_of(self, paths: Sequence[str | Path]) -> DocScope:
         """A search scope of the documents at `paths` (files, folders or doc ids); a path with
