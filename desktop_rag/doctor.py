@@ -227,6 +227,11 @@ def consistency_check(services: object) -> Check:
     result = checker()
     ok = isinstance(result, dict) and bool(result.get("consistent", result.get("ok", False)))
     detail = "consistent" if ok else f"inconsistent {_problems(result)}".strip()
+    interrupted = result.get("interrupted", 0) if isinstance(result, dict) else 0
+    if ok and interrupted:
+        were = "document was" if interrupted == 1 else "documents were"
+        detail += (f"; {interrupted} {were} being ingested or removed when the process stopped:"
+                   " the next ingest or sync finishes them")  # fmt: skip
     return Check("library consistency", ok, detail, info=result)
 
 

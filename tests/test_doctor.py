@@ -133,3 +133,28 @@ def test_real_doctor_reports_every_packaged_model_loadable(data_dir: Path) -> No
     names = [c["name"] for c in document["models"]]
     assert names[:3] == ["embedder", "chat model (default)", "chat model (tiny)"]
     assert isinstance(document["gpu"]["llama_cpp_offload_supported"], bool)
+
+
+def test_interrupted_ingestion_is_reported_as_such_not_as_inconsistent(data_dir: Path) -> None:
+    """After a kill -9 mid-ingestion the stores agree; the pending documents are work the next
+    ingest or sync finishes (issue 15, bug 5: this said "inconsistent" and exited 1)."""
+    from desktop_rag.domain import Chunk, DocKind, DocStatus, Document
+    from desktop_rag.services import Services
+    from desktop_rag.testing import InMemoryVectorIndex
+
+    ctx = tiny_context(data_dir, fakes() | {"vectors": InMemoryVectorIndex()})
+    doc = Document("d1", "/lib/a.md", "A", DocKind.MARKDOWN, "sha", 10, 1.0, 0, 2,
+                   DocStatus.PENDING)  # fmt: skip
+    chunks = [Chunk(f"d1:{i:05d}", "d1", doc.path, "A", DocKind.MARKDOWN, f"text {i}", i, (),
+                    (0, 6)) for i in range(2)]  # fmt: skip
+    ctx.catalog.add_pending(doc, chunks)
+    ctx.vectors.upsert(["d1:00000"], ctx.embedder.embed_documents(["text 0"]), ["d1"])
+    report = run_doctor(ctx, services=Services(ctx))
+    assert report.ok, report.extra
+    assert "1 document was being ingested or removed when the process stopped" in (
+        report.extra[0].detail
+    )
+    ctx.vectors.upsert(["stray"], ctx.embedder.embed_documents(["x"]), ["nobody"])
+    stray = run_doctor(ctx, services=Services(ctx))
+    assert not stray.ok and "orphan_vectors=1" in stray.extra[0].detail
+    ctx.close()
