@@ -135,3 +135,20 @@ def test_pinning_takes_the_libraries_writer_lock(core_services: AnswerServices) 
     other = WriterLock(core_services.ctx.paths.lock_file)  # another process's lock
     with other, pytest.raises(LibraryInUseError):
         core_services.core_add(["/lib/policy.pdf"])
+
+
+def test_the_budget_shown_is_the_budget_the_build_checks(core_services: AnswerServices) -> None:
+    """One count, the chat model's, for `core add`/`core list` and `core build` (issue 15,
+    bug 1: a core said to fit was then refused by the build)."""
+    from desktop_rag.llm.core_cache import prefix_tokens
+    from desktop_rag.llm.worker import run_on_engine
+
+    status = core_services.core_status()
+    core = core_services.core_context()
+    built = run_on_engine(core_services.ctx.engine, lambda e: prefix_tokens(e, core.system))
+    assert status.total_tokens == len(built)
+    core_services.ctx.settings.retrieval.context_tokens = (
+        4096 - 24 - 256 - status.total_tokens  # PROMPT_RESERVE is 256: a budget of exactly it
+    )
+    assert core_services.core_status().budget == status.total_tokens
+    assert core_services.core_build().state == "ready"  # what fits is built

@@ -94,11 +94,14 @@ class CoreService:
         return self.core_status()
 
     def core_status(self) -> CoreStatus:
+        """The pinned documents and their tokens, counted by the chat model's own tokenizer, as
+        `core build` counts them: the total is the whole cached prefix (instructions included),
+        so what `core add` and `core list` call fitting, the build accepts."""
         docs = self._core_documents()
-        rows = tuple(CoreDoc(d.doc_id, d.path, d.title, self._doc_tokens(d.doc_id)) for d in docs)
-        total = sum(r.tokens for r in rows)
         if not docs:
-            return CoreStatus(rows, 0, self.core_budget(), "empty")
+            return CoreStatus((), 0, self.core_budget(), "empty")
+        rows = tuple(CoreDoc(d.doc_id, d.path, d.title, self._doc_tokens(d.doc_id)) for d in docs)
+        total = self._prefix_size(self.core_context())
         if self._server_backend():  # no state file: the server keeps the prefix evaluated
             url = {"server_url": self.ctx.settings.llm.server_url}
             return CoreStatus(rows, total, self.core_budget(), "server-cache", details=url)
@@ -170,6 +173,13 @@ class CoreService:
         }
         return dataclasses.replace(self.core_status(), state=state, details=details)
 
+    def _prefix_size(self, core: CoreContext) -> int:
+        """The core prefix's tokens exactly as a build counts them (chat template included)."""
+        engine = self.ctx.engine
+        if supports_prefix_cache(unwrap(engine)):
+            return run_on_engine(engine, lambda e: len(prefix_tokens(e, core.system)))
+        return engine.count_tokens(core.system)
+
     def _server_backend(self) -> bool:
         return self.ctx.settings.llm.backend == "server"
 
@@ -205,10 +215,9 @@ class CoreService:
         return sorted(docs, key=lambda d: (d.path, d.doc_id))
 
     def _doc_tokens(self, doc_id: str) -> int:
-        counter = self.ctx.token_counter
-        return sum(
-            c.token_count or counter.count(c.text) for c in self.ctx.catalog.chunks_of(doc_id)
-        )
+        """A document's share of the core prefix: its sources as the prompt writes them."""
+        passages = core_passages([self.ctx.catalog.chunks_of(doc_id)])
+        return self.ctx.engine.count_tokens(prompts.format_sources(passages))
 
     def _library_documents(self, path: str | Path) -> list[Document]:
         """The documents `path` names, found as every other command finds them."""
