@@ -280,14 +280,12 @@ class Stage(StrEnum):
     RESTORING = "restoring"  # loading (or first building) the cached state of the pinned core
     READING = "reading"  # the model evaluates the prompt (prefill)
     WRITING = "writing"  # the first piece of the answer has arrived
-    RECHECKING = "rechecking"  # the model refused: it looks at the sources a second time
 
 
 _STAGE_TEXT = {
     Stage.SEARCHING: "Searching your documents\u2026",
     Stage.RESTORING: "Loading the pinned documents\u2026",
     Stage.WRITING: "Writing\u2026",
-    Stage.RECHECKING: "Looking at the sources again\u2026",
 }
 
 

@@ -27,11 +27,6 @@ INSTRUCTIONS = (
     "5. Be brief: answer in a few sentences."
 )
 END_OF_CORE = "End of core sources."
-SECOND_LOOK = (
-    "Look at the sources again, line by line, tables and lists included. If one of them states "
-    "the answer, answer in one sentence with its citation, then quote that line in quotation "
-    f'marks. If none of them does, reply exactly: "{NOT_FOUND}"'
-)
 
 _CHAT_TOKEN = re.compile(r"</?s>|\[/?INST\]|<</?SYS>>", re.IGNORECASE)
 _INERT = str.maketrans("<>[]", "‹›()")

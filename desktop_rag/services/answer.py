@@ -21,7 +21,6 @@ from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatMessage, Generation
 from desktop_rag.services.answer_timings import generation_timings, since
-from desktop_rag.services.second_look import answer_with_second_look
 from desktop_rag.services.stages import (
     StageReporter,
     StageSink,
@@ -158,16 +157,12 @@ class AnswerService:
     ) -> Answer:
         messages = prompts.build_messages(core.passages, passages, query)
         gen_start = time.perf_counter()
+        generation = self._generate(messages, core, on_token, cancel)
         every = [*core.passages, *passages]
         checker = CitationChecker(self.ctx.embedder)
-        reply = answer_with_second_look(
-            messages, every, lambda m: self._generate(m, core, on_token, cancel), checker,
-            reporter_of(on_token),
-        )  # fmt: skip
-        generation, sentences = reply.generation, reply.sentences
+        sentences = checker.check(generation.text, every)
         refused = prompts.is_not_found(generation.text)
         timings.update(generation_timings(generation, gen_start, start))
-        timings.update(second_look=reply.looked_again, second_look_kept=reply.second_look)
         return Answer(
             question,
             generation.text.strip(),

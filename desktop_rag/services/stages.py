@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from desktop_rag.domain import AnswerStage, Passage, Stage
-from desktop_rag.llm.prompts import NOT_FOUND
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatEngine, ChatMessage, Generation, TokenCallback
 
@@ -27,8 +26,6 @@ class StageReporter:
         self.passages: tuple[Passage, ...] = ()
         self.prompt_tokens = 0
         self._writing = False
-        self._held: str | None = None  # text held back (None: text passes at once)
-        self._hold_all = False
 
     def searching(self) -> None:
         self._emit(Stage.SEARCHING)
@@ -48,28 +45,7 @@ class StageReporter:
         """The engine's prefill callback: `done` of `total` prompt tokens are evaluated."""
         self._emit(Stage.READING, done, total)
 
-    def rechecking(self) -> None:
-        self._writing = False
-        self._emit(Stage.RECHECKING)
-
-    def hold(self, everything: bool = False) -> None:
-        """Holds text back: all of it, or only while it could still be the refusal sentence
-        (a refusal may be followed by a second look, whose answer then replaces it)."""
-        self._held, self._hold_all = "", everything
-
-    def release(self, text: str | None = None) -> None:
-        """Passes on what was held (or `text` in its place) and stops holding."""
-        held = self._held if text is None else text
-        self._held = None
-        if held:
-            self(held)
-
     def __call__(self, piece: str) -> None:
-        if self._held is not None:
-            self._held += piece
-            if self._hold_all or could_be_refusal(self._held):
-                return
-            piece, self._held = self._held, None
         if not self._writing:
             self._writing = True
             self._emit(Stage.WRITING)
@@ -79,12 +55,6 @@ class StageReporter:
     def _emit(self, stage: Stage, done: int = 0, total: int = 0) -> None:
         if self.on_stage is not None:
             self.on_stage(AnswerStage(stage, self.passages, self.prompt_tokens, done, total))
-
-
-def could_be_refusal(text: str) -> bool:
-    """The text so far is the start of the refusal sentence, or the whole of it."""
-    flat, refusal = " ".join(text.split()).lower(), NOT_FOUND.lower()
-    return refusal.startswith(flat) or flat.startswith(refusal[:-1])
 
 
 def reporter_of(on_token: TokenCallback | None) -> StageReporter:
