@@ -22,7 +22,7 @@ NOTES = {
     "warranty.md": "# Warranty\n\nThe warranty covers manufacturing defects for two years.\n",
 }
 RESULT_KEYS = {"rank", "score", "chunk_id", "doc_id", "path", "title", "page", "text",
-               "char_span", "bboxes"}  # fmt: skip
+               "char_span", "bboxes", "pages"}  # fmt: skip
 
 
 @pytest.fixture
