@@ -92,3 +92,15 @@ Aphids gather under the leaves of the bean plants in early summer.
 
 Ladybirds eat aphids; a soap spray also helps.
 """
+
+
+def text_pdfs(folder: Path, pages_by_name: dict[str, list[str]]) -> Path:
+    """A folder of PDFs, one line of text at the top of each page (the evaluation tests)."""
+    folder.mkdir()
+    for name, pages in pages_by_name.items():
+        doc = pymupdf.open()
+        for text in pages:
+            doc.new_page().insert_text((72, 72), text, fontsize=11)
+        doc.save(folder / name)
+        doc.close()
+    return folder

@@ -33,6 +33,7 @@ from desktop_rag.retrieval.answer_scoring import (
 from desktop_rag.retrieval.pdfqa import PdfQuestion
 from desktop_rag.services import Services
 from desktop_rag.testing import FakeChatEngine, HashEmbedder, InMemoryVectorIndex, WordTokenCounter
+from tests.ingest_docs import text_pdfs
 
 # ---- scoring: numbers ---------------------------------------------------------------------------
 
@@ -251,16 +252,7 @@ QUESTIONS = [
 
 
 def make_pdfs(folder: Path) -> Path:
-    import pymupdf
-
-    folder.mkdir()
-    for name, pages in PAGES.items():
-        doc = pymupdf.open()
-        for text in pages:
-            doc.new_page().insert_text((72, 72), text, fontsize=11)
-        doc.save(folder / name)
-        doc.close()
-    return folder
+    return text_pdfs(folder, PAGES)
 
 
 def write_questions(path: Path) -> Path:

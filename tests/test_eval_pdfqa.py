@@ -9,6 +9,7 @@ from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import Chunk, DocKind, ScoredChunk
 from desktop_rag.retrieval.pdfqa import HitTable, PdfQuestion, first_hit, load_questions
 from desktop_rag.services import Services
+from tests.ingest_docs import text_pdfs
 
 PAGES = {
     "alpha.pdf": ["Cover page of the alpha report.", "The alpha reactor runs at 350 kelvin.",
@@ -19,16 +20,7 @@ PAGES = {
 
 
 def make_pdfs(folder: Path) -> Path:
-    import pymupdf
-
-    folder.mkdir()
-    for name, pages in PAGES.items():
-        doc = pymupdf.open()
-        for text in pages:
-            doc.new_page().insert_text((72, 72), text, fontsize=11)
-        doc.save(folder / name)
-        doc.close()
-    return folder
+    return text_pdfs(folder, PAGES)
 
 
 def write_questions(path: Path) -> Path:
