@@ -197,8 +197,8 @@ def _sentence(
     if not first:
         return Sentence(text, cited)
     scores = {m.unit.passage: m.score for m in first.values() if m.unit is not None}
-    if not cited:
-        scores = {n: v for n, v in scores.items() if first[None].supported}
+    if not cited and not first[None].supported:
+        scores = {}  # an uncited sentence no source supports gets no citation
     candidates = [*first.values(), *([second] if second is not None else [])]
     supporting = [m for m in candidates if m.supported]
     if not supporting:
