@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_rag.config import Settings, load_settings
 from desktop_rag.paths import AppPaths, resolve_paths
+from desktop_rag.store.lock import WriterLock
 
 if TYPE_CHECKING:
     from desktop_rag.compute import ComputeThread
@@ -43,6 +44,7 @@ class AppContext:
     ) -> None:
         self.paths = paths.ensure()
         self.settings = settings
+        self.writer_lock = WriterLock(self.paths.lock_file)  # built now: threads share one
         for name, value in (overrides or {}).items():
             self.__dict__[name] = value  # pre-fills the cached_property of that name
 

@@ -54,11 +54,7 @@ class LibraryService:
     def writer_lock(self) -> WriterLock:
         """This process's lock on the library (re-entrant); a second process gets
         LibraryInUseError while it is held."""
-        lock = self.ctx.__dict__.get("_writer_lock")
-        if lock is None:
-            lock = self.ctx.__dict__["_writer_lock"] = WriterLock(self.ctx.paths.lock_file)
-        assert isinstance(lock, WriterLock)
-        return lock
+        return self.ctx.writer_lock
 
     def ingest(
         self, paths: Sequence[str | Path], progress: ProgressCallback = no_progress,

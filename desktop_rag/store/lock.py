@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from pathlib import Path
 from types import TracebackType
 
@@ -41,19 +42,28 @@ except ImportError:  # pragma: no cover - Windows
 class WriterLock:
     """`with WriterLock(path):` holds the library's write lock or raises LibraryInUseError.
 
-    Re-entrant within one object (nested `with` blocks only count), so a service method that
-    holds the lock can call another that takes it too.
+    Re-entrant within one thread (nested `with` blocks only count), so a service method that
+    holds the lock can call another that takes it too. Threads of one process wait for each
+    other (a pin made while a sync writes waits for the sync): only another process is refused.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fd: int | None = None
         self._depth = 0
+        self._threads = threading.RLock()  # orders this process's writers; the file, processes
 
     def acquire(self) -> None:
-        if self._depth:
-            self._depth += 1
-            return
+        self._threads.acquire()
+        if self._depth == 0:
+            try:
+                self._fd = self._lock_file()
+            except BaseException:
+                self._threads.release()
+                raise
+        self._depth += 1
+
+    def _lock_file(self) -> int:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         if not _try_lock(fd):
@@ -65,9 +75,10 @@ class WriterLock:
             )
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
-        self._fd, self._depth = fd, 1
+        return fd
 
     def release(self) -> None:
+        """Called by the thread that holds the lock, once per acquire."""
         if self._depth == 0 or self._fd is None:
             return
         self._depth -= 1
@@ -75,6 +86,7 @@ class WriterLock:
             _unlock(self._fd)
             os.close(self._fd)
             self._fd = None
+        self._threads.release()
 
     @property
     def held(self) -> bool:
