@@ -96,7 +96,7 @@ def _ttft(
 def run(args: argparse.Namespace) -> dict[str, Any]:
     quick = bool(args.quick)
     settings = Settings(profile=args.profile)
-    settings.llm.context_size = 8192
+    settings = settings.updated({"llm.context_size": 8192})
     registry = ModelRegistry(resolve_paths(args.data_dir), settings)
     engine = LlamaEngine(engine_options(registry.chat_model_path(), settings.llm))
     core_tokens = min(args.cag_core_tokens, 600) if quick else args.cag_core_tokens

@@ -29,7 +29,7 @@ def measure(questions: int, max_tokens: int, profile: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         services = Services(build_context(tmp, profile))
         settings = services.ctx.settings
-        settings.llm.max_tokens, settings.retrieval.reranker = max_tokens, "none"
+        settings = settings.updated({"llm.max_tokens": max_tokens, "retrieval.reranker": "none"})
         try:
             services.ingest(docs)
             rows = [_ask(services, q) for q in asked]

@@ -66,7 +66,7 @@ def ingest(docs: list[Path], data: Path, dpi: int, profile: str) -> dict[str, An
     from desktop_rag.services import Services
 
     services = Services(build_context(str(data), profile))
-    services.ctx.settings.ingest.ocr_dpi = dpi
+    services.ctx.update_settings({"ingest.ocr_dpi": dpi})
     try:
         services.ctx.embedder.embed_query("warm up")
         start = time.perf_counter()

@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-retrieval-") as tmp:
         work = Path(args.data_dir or tmp)
         settings = Settings()
-        settings.retrieval.bm25_in_memory = not args.retrieval_fts5_only
+        settings = settings.updated({"retrieval.bm25_in_memory": not args.retrieval_fts5_only})
         ctx = build_context(str(work / "lib"), settings=settings)
         proc = psutil.Process(os.getpid())
         embedder = ctx.embedder

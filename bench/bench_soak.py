@@ -74,10 +74,12 @@ def soak(
         asked = load_questions([d.name for d in docs]) or ["What is this document about?"]
         services = Services(build_context(str(Path(tmp) / "lib"), profile="tiny"))
         try:
-            services.ctx.settings.llm.max_tokens = min(services.ctx.settings.llm.max_tokens, 48)
-            services.ctx.settings.retrieval.reranker = reranker
+            max_tokens = min(services.ctx.settings.llm.max_tokens, 48)
+            services.ctx.update_settings(
+                {"llm.max_tokens": max_tokens, "retrieval.reranker": reranker}
+            )
             if context_tokens:
-                services.ctx.settings.retrieval.context_tokens = context_tokens
+                services.ctx.update_settings({"retrieval.context_tokens": context_tokens})
             services.ingest(docs)
             samples = _ask_all(services, asked, questions, psutil.Process())
         finally:

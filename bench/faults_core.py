@@ -30,8 +30,8 @@ from desktop_rag.testing import HashEmbedder, WordTokenCounter
 lib, folder = sys.argv[1], Path(sys.argv[2])
 overrides = {"embedder": HashEmbedder(), "token_counter": WordTokenCounter()}
 services = Services(build_context(lib, profile="tiny", overrides=overrides))
-services.ctx.settings.llm.context_size = 4096
-services.ctx.settings.llm.max_tokens = 16
+services.ctx.update_settings({"llm.context_size": 4096})
+services.ctx.update_settings({"llm.max_tokens": 16})
 """
 
 SETUP = COMMON + """

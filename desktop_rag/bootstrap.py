@@ -1,16 +1,16 @@
 """The composition root: the one place that builds the heavy objects from settings.
 
 Everything heavy is built lazily on first use, so `desktop-rag --help` or `list` never loads a
-model. Tests pass ready-made components (fakes or real ones) through `overrides`.
+model. Tests pass ready-made parts (fakes or real ones) through `overrides` (typed: `Parts`).
 """
 
 from __future__ import annotations
 
 import logging
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, cast
 
 from desktop_rag.config import Settings, load_settings
+from desktop_rag.lazy import Lazy
 from desktop_rag.paths import AppPaths, resolve_paths
 from desktop_rag.store.lock import WriterLock
 
@@ -18,13 +18,38 @@ if TYPE_CHECKING:
     from desktop_rag.compute import ComputeThread
     from desktop_rag.llm.chat_store import ChatStore
     from desktop_rag.models import ModelRegistry
-    from desktop_rag.protocols import ChatEngine, Embedder, SparseIndex, TokenCounter, VectorIndex
+    from desktop_rag.protocols import (
+        ChatEngine,
+        Embedder,
+        Reranker,
+        SparseIndex,
+        TokenCounter,
+        VectorIndex,
+    )
     from desktop_rag.store.catalog import Catalog
 
 log = logging.getLogger(__name__)
 
 
-_DEPENDENTS = {"engine": ("rerankers",), "embedder": ("rerankers",)}
+PartName = Literal[
+    "registry", "token_counter", "compute", "embedder", "catalog", "sparse", "vectors", "engine",
+    "chats",
+]
+CLOSE_ORDER: tuple[PartName, ...] = ("engine", "vectors", "catalog", "chats", "compute")
+
+
+class Parts(TypedDict, total=False):
+    """Ready-made parts handed to a context (test fakes, or parts another context shares)."""
+
+    registry: ModelRegistry
+    token_counter: TokenCounter
+    compute: ComputeThread
+    embedder: Embedder
+    catalog: Catalog
+    sparse: SparseIndex
+    vectors: VectorIndex
+    engine: ChatEngine
+    chats: ChatStore
 
 
 def _close(name: str, resource: object) -> None:
@@ -37,97 +62,162 @@ def _close(name: str, resource: object) -> None:
 
 
 class AppContext:
-    """Owns the heavy resources of one process. Not shared across processes."""
+    """Owns the heavy resources of one process (not shared across processes): each is a typed,
+    lazily built part; the re-ranker cache and the writer lock are plain members."""
 
-    def __init__(
-        self, paths: AppPaths, settings: Settings, overrides: dict[str, Any] | None = None
-    ) -> None:
+    def __init__(self, paths: AppPaths, settings: Settings, parts: Parts | None = None) -> None:
         self.paths = paths.ensure()
-        self.settings = settings
+        self._settings = settings
         self.writer_lock = WriterLock(self.paths.lock_file)  # built now: threads share one
-        for name, value in (overrides or {}).items():
-            self.__dict__[name] = value  # pre-fills the cached_property of that name
+        self.rerankers: dict[str, Reranker | None] = {}  # by name; None: unavailable
+        self._parts: dict[PartName, Lazy[Any]] = {
+            "registry": Lazy(self._build_registry),
+            "token_counter": Lazy(lambda: self.registry.token_counter()),
+            "compute": Lazy(self._build_compute),
+            "embedder": Lazy(self._build_embedder),
+            "catalog": Lazy(self._build_catalog),
+            "sparse": Lazy(self._build_sparse),
+            "vectors": Lazy(self._build_vectors),
+            "engine": Lazy(self._build_engine),
+            "chats": Lazy(self._build_chats),
+        }
+        self.provide(**(parts or {}))
 
-    @cached_property
+    # ---- settings: replaced whole, never edited in place -----------------------------------
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    def replace_settings(self, new: Settings) -> None:
+        """Swaps in new settings; a worker thread reading the old object keeps a whole one. The
+        registry (which reads them) is rebuilt on next use; the caller resets what loaded a model
+        the change replaces (`engine_changed`)."""
+        self._settings = new.validate()
+        self._parts["registry"].take()
+
+    def update_settings(self, changes: dict[str, Any]) -> Settings:
+        """Replaces the settings with a copy that has `changes` ({"llm.max_tokens": 48})."""
+        self.replace_settings(self.settings.updated(changes))
+        return self.settings
+
+    # ---- the parts -------------------------------------------------------------------------
+    @property
     def registry(self) -> ModelRegistry:
+        return cast("ModelRegistry", self._parts["registry"].get())
+
+    @property
+    def token_counter(self) -> TokenCounter:
+        return cast("TokenCounter", self._parts["token_counter"].get())
+
+    @property
+    def compute(self) -> ComputeThread:
+        """The thread of all OpenMP work: the embedder, the cross-encoder and llama.cpp."""
+        return cast("ComputeThread", self._parts["compute"].get())
+
+    @property
+    def embedder(self) -> Embedder:
+        return cast("Embedder", self._parts["embedder"].get())
+
+    @property
+    def catalog(self) -> Catalog:
+        return cast("Catalog", self._parts["catalog"].get())
+
+    @property
+    def sparse(self) -> SparseIndex:
+        return cast("SparseIndex", self._parts["sparse"].get())
+
+    @property
+    def vectors(self) -> VectorIndex:
+        return cast("VectorIndex", self._parts["vectors"].get())
+
+    @property
+    def engine(self) -> ChatEngine:
+        return cast("ChatEngine", self._parts["engine"].get())
+
+    @property
+    def chats(self) -> ChatStore:
+        return cast("ChatStore", self._parts["chats"].get())
+
+    def loaded(self, name: PartName) -> bool:
+        """Whether the part `name` has been built (without building it)."""
+        return self._parts[name].loaded
+
+    def provide(self, **parts: Unpack[Parts]) -> None:
+        """Puts ready-made parts in, in place of building them."""
+        for name, value in parts.items():
+            self._parts[cast(PartName, name)].set(value)
+
+    def release(self, name: PartName) -> object | None:
+        """Forgets the part `name` without closing it: its owner (another context) closes it."""
+        self._drop_dependents(name)
+        return self._parts[name].take()
+
+    def reset(self, name: PartName) -> None:
+        """Forgets the part `name` (closing it) and what was built on it, so that the next use
+        builds both anew: the re-rankers hold the engine (an LLM re-ranker scores with it)."""
+        _close(name, self.release(name))
+
+    def close(self) -> None:
+        for name in CLOSE_ORDER:
+            _close(name, self.release(name))
+
+    def _drop_dependents(self, name: PartName) -> None:
+        if name in ("engine", "embedder"):
+            self.rerankers.clear()
+
+    # ---- how each part is built ------------------------------------------------------------
+    def _build_registry(self) -> ModelRegistry:
         from desktop_rag.models import ModelRegistry
 
         return ModelRegistry(self.paths, self.settings)
 
-    @cached_property
-    def token_counter(self) -> TokenCounter:
-        return self.registry.token_counter()
-
-    @cached_property
-    def compute(self) -> ComputeThread:
-        """The thread of all OpenMP work: the embedder, the cross-encoder and llama.cpp."""
+    def _build_compute(self) -> ComputeThread:
         from desktop_rag.compute import ComputeThread
 
         return ComputeThread()
 
-    @cached_property
-    def embedder(self) -> Embedder:
+    def _build_embedder(self) -> Embedder:
         from desktop_rag.compute import ComputeEmbedder
         from desktop_rag.retrieval.embedder import load_embedder
 
         return ComputeEmbedder(lambda: load_embedder(self.registry, self.settings), self.compute)
 
-    @cached_property
-    def catalog(self) -> Catalog:
+    def _build_catalog(self) -> Catalog:
         from desktop_rag.store.catalog import Catalog
 
         return Catalog(self.paths.catalog_db)
 
-    @cached_property
-    def sparse(self) -> SparseIndex:
+    def _build_sparse(self) -> SparseIndex:
         if not self.settings.retrieval.bm25_in_memory:
             return self.catalog.sparse_index()
         from desktop_rag.store.sparse_memory import MemoryBm25Index
 
         return MemoryBm25Index(self.catalog)
 
-    @cached_property
-    def vectors(self) -> VectorIndex:
+    def _build_vectors(self) -> VectorIndex:
         from desktop_rag.store.vectors import open_vector_index
 
         return open_vector_index(self.paths, self.settings.store)
 
-    @cached_property
-    def engine(self) -> ChatEngine:
+    def _build_engine(self) -> ChatEngine:
         from desktop_rag.llm.factory import load_engine
 
         return load_engine(self.registry, self.settings, self.compute)
 
-    @cached_property
-    def chats(self) -> ChatStore:
+    def _build_chats(self) -> ChatStore:
         from desktop_rag.llm.chat_store import ChatStore
 
         return ChatStore(self.paths.chats_db)
-
-    def loaded(self, name: str) -> bool:
-        """Whether the resource `name` has been built (without building it)."""
-        return name in self.__dict__
-
-    def reset(self, name: str) -> None:
-        """Forgets the resource `name` (closing it) and what was built on it, so that the next
-        use builds both anew: the re-rankers hold the engine (an LLM re-ranker scores with it)."""
-        for dependent in _DEPENDENTS.get(name, ()):
-            self.__dict__.pop(dependent, None)
-        _close(name, self.__dict__.pop(name, None))
-
-    def close(self) -> None:
-        for name in ("engine", "vectors", "catalog", "chats", "compute"):
-            _close(name, self.__dict__.pop(name, None))
 
 
 def build_context(
     data_dir: str | None = None,
     profile: str | None = None,
-    overrides: dict[str, Any] | None = None,
+    overrides: Parts | None = None,
     settings: Settings | None = None,
 ) -> AppContext:
     paths = resolve_paths(data_dir)
     settings = settings or load_settings(paths.settings_file)
     if profile is not None:
-        settings.profile = profile
+        settings = settings.updated({"profile": profile})
     return AppContext(paths, settings.validate(), overrides)

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from desktop_rag.errors import DesktopRagError
-from desktop_rag.protocols import Embedder, Reranker, Vector, WordPieceCounter
+from desktop_rag.protocols import Embedder, Reranker, ThreadCounting, Vector, WordPieceCounter
 
 T = TypeVar("T")
 _Job = tuple[Callable[[], Any], Future[Any], bool]  # call, its future, light
@@ -126,14 +126,10 @@ class ComputeEmbedder:
 
     def thread_counter(self) -> WordPieceCounter:
         """The inner embedder's counter for other threads (made here: it copies the tokenizer)."""
-        make = getattr(self._inner, "thread_counter", None)
-        if not callable(make):
+        inner = self._inner
+        if not isinstance(inner, ThreadCounting):
             return self
-        counter: WordPieceCounter = self._compute.run(make, light=True)
-        return counter
-
-    def __getattr__(self, name: str) -> Any:  # backend, precision...
-        return getattr(self._inner, name)
+        return self._compute.run(inner.thread_counter, light=True)
 
 
 class ComputeReranker:

@@ -1,4 +1,7 @@
-"""Typed, validated settings stored as TOML in the config folder."""
+"""Typed, validated settings stored as TOML in the config folder.
+
+Settings are frozen: an edit builds a new object (`updated`) that replaces the old one whole, so
+a worker thread reading them mid-edit never sees half of a change."""
 
 from __future__ import annotations
 
@@ -6,20 +9,28 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar, get_args
 
 from desktop_rag.errors import ConfigError
 
-PROFILES = ("default", "tiny")
-RERANKERS = ("auto", "none", "cross-encoder", "llm")
-FUSIONS = ("zscore", "rrf")
-OCR_MODES = ("auto", "off")
-SEARCH_MODES = ("hybrid", "dense", "bm25")
-STORE_MODES = ("embedded", "server")
-LLM_BACKENDS = ("local", "server")
+Profile = Literal["default", "tiny"]
+RerankerChoice = Literal["auto", "none", "cross-encoder", "llm"]
+Fusion = Literal["zscore", "rrf"]
+OcrMode = Literal["auto", "off"]
+SearchMode = Literal["hybrid", "dense", "bm25"]
+StoreMode = Literal["embedded", "server"]
+LlmBackend = Literal["local", "server"]
+PROFILES: tuple[Profile, ...] = get_args(Profile)
+RERANKERS: tuple[RerankerChoice, ...] = get_args(RerankerChoice)
+FUSIONS: tuple[Fusion, ...] = get_args(Fusion)
+OCR_MODES: tuple[OcrMode, ...] = get_args(OcrMode)
+SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
+STORE_MODES: tuple[StoreMode, ...] = get_args(StoreMode)
+LLM_BACKENDS: tuple[LlmBackend, ...] = get_args(LlmBackend)
+T = TypeVar("T")
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ModelSettings:
     chat_model: str = ""  # empty: the profile's packaged model; else a GGUF file path
     embedder: str = ""  # empty: packaged all-MiniLM-L6-v2; else a sentence-transformers folder
@@ -29,9 +40,9 @@ class ModelSettings:
     allow_downloads: bool = False
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class LLMSettings:
-    backend: str = "local"
+    backend: LlmBackend = "local"
     server_url: str = "http://127.0.0.1:8000/v1"
     server_timeout_s: float = 60.0
     gpu_layers: str = "auto"  # auto | 0 | N
@@ -42,15 +53,15 @@ class LLMSettings:
     temperature: float = 0.0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class RetrievalSettings:
     top_k: int = 6
     fetch_k: int = 80
-    fusion: str = "zscore"  # z-scored convex combination of dense and BM25 scores, or "rrf"
+    fusion: Fusion = "zscore"  # z-scored convex combination of dense and BM25 scores, or "rrf"
     rrf_k: int = 60
     dense_weight: float = 1.0
     sparse_weight: float = 1.0
-    reranker: str = "auto"
+    reranker: RerankerChoice = "auto"
     rerank_candidates: int = 30
     context_tokens: int = 2000
     min_similarity: float = 0.30  # evidence gate: best dense cosine that counts as evidence
@@ -58,10 +69,10 @@ class RetrievalSettings:
     bm25_in_memory: bool = True  # search a bm25s snapshot of the FTS5 index while it is current
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class IngestSettings:
     memory_budget_mb: int = 1280  # past it, freed heap pages go back to the system (0: never)
-    ocr: str = "auto"  # auto: pages without text are OCR'd when Tesseract's data is found; off
+    ocr: OcrMode = "auto"  # auto: pages without text are OCR'd when Tesseract's data is found; off
     ocr_language: str = "eng"  # Tesseract language(s), e.g. "eng+deu"
     ocr_dpi: int = 150
     ocr_processes: int = 0  # processes that OCR pages side by side (0: one per core)
@@ -70,9 +81,9 @@ class IngestSettings:
     watch_folders: bool = True  # ...and watches them while it is open
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class StoreSettings:
-    mode: str = "embedded"
+    mode: StoreMode = "embedded"
     host: str = "127.0.0.1"
     port: int = 8000
     auth_token: str = ""
@@ -80,9 +91,9 @@ class StoreSettings:
     database: str = "default_database"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Settings:
-    profile: str = "default"
+    profile: Profile = "default"
     models: ModelSettings = field(default_factory=ModelSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
@@ -114,6 +125,17 @@ class Settings:
         _check_range("retrieval.min_term_coverage", self.retrieval.min_term_coverage, 0.0, 1.0)
         _check_range("store.port", self.store.port, 1, 65535)
         return self
+
+    def updated(self, changes: dict[str, Any]) -> Settings:
+        """A copy with `changes` ({"llm.max_tokens": 48, ...}) applied, checked like a file."""
+        nested: dict[str, Any] = {}
+        for key, value in changes.items():
+            *tables, name = key.split(".")
+            target = nested
+            for table in tables:
+                target = target.setdefault(table, {})
+            target[name] = value
+        return _filled(self, nested, "").validate()
 
 
 def _check_choice(key: str, value: object, allowed: tuple[str, ...]) -> None:
@@ -155,8 +177,10 @@ def _coerce(key: str, default: object, value: object) -> object:
     raise ConfigError(f"Invalid setting {key} = {value!r}", f"expected a {type(default).__name__}")
 
 
-def _fill(obj: Any, data: dict[str, Any], prefix: str) -> None:
-    known = {f.name: f for f in fields(obj)}
+def _filled(obj: T, data: dict[str, Any], prefix: str) -> T:
+    """`obj` with the values of `data` (nested tables for nested settings), type-checked."""
+    known = {f.name for f in fields(obj)}  # type: ignore[arg-type]
+    changes: dict[str, Any] = {}
     for key, value in data.items():
         name = f"{prefix}{key}"
         if key not in known:
@@ -165,15 +189,14 @@ def _fill(obj: Any, data: dict[str, Any], prefix: str) -> None:
         if dataclasses.is_dataclass(current):
             if not isinstance(value, dict):
                 raise ConfigError(f"Invalid setting {name} = {value!r}", "expected a table")
-            _fill(current, value, f"{name}.")
+            changes[key] = _filled(current, value, f"{name}.")
         else:
-            setattr(obj, key, _coerce(name, current, value))
+            changes[key] = _coerce(name, current, value)
+    return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
 
 
 def settings_from_dict(data: dict[str, Any]) -> Settings:
-    settings = Settings()
-    _fill(settings, data, "")
-    return settings.validate()
+    return _filled(Settings(), data, "").validate()
 
 
 def load_settings(path: Path) -> Settings:

@@ -7,7 +7,6 @@ import them, through the same adapters the app uses (load_embedder, load_engine)
 
 from __future__ import annotations
 
-import copy
 import logging
 import platform
 import shutil
@@ -115,8 +114,7 @@ def check_cross_encoder(ctx: AppContext) -> Check:
 
     if not ctx.settings.models.cross_encoder:
         return Check("cross-encoder", True, "not configured (optional)")
-    settings = copy.deepcopy(ctx.settings)
-    settings.models.allow_downloads = False
+    settings = ctx.settings.updated({"models.allow_downloads": False})
     path = ModelRegistry(ctx.paths, settings).cross_encoder_path()
     return Check("cross-encoder", True, "found", str(path))
 
@@ -140,8 +138,9 @@ def other_profile_context(ctx: AppContext) -> AppContext | None:
 
     if ctx.settings.models.chat_model:
         return None
-    settings = copy.deepcopy(ctx.settings)
-    settings.profile = "tiny" if settings.profile == "default" else "default"
+    settings = ctx.settings.updated(
+        {"profile": "tiny" if ctx.settings.profile == "default" else "default"}
+    )
     return AppContext(ctx.paths, settings)
 
 

@@ -11,6 +11,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+# The per-file outcome types live in their own module; every layer imports them from here too.
+from desktop_rag.outcomes import FileOutcome as FileOutcome
+from desktop_rag.outcomes import IngestReport as IngestReport
+from desktop_rag.outcomes import Outcome as Outcome
+from desktop_rag.outcomes import Reason as Reason
+
 
 class DocKind(StrEnum):
     PDF = "pdf"
@@ -24,17 +30,6 @@ class DocStatus(StrEnum):
     INDEXED = "indexed"
     FAILED = "failed"
     REMOVING = "removing"
-
-
-class Outcome(StrEnum):
-    INDEXED = "indexed"
-    UNCHANGED = "unchanged"
-    UPDATED = "updated"
-    MOVED = "moved"
-    REMOVED = "removed"
-    SKIPPED = "skipped"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,30 +86,6 @@ class Document:
     is_core: bool = False
     stated_title: str | None = None  # the file's own title (PDF metadata), shown or not
     title_by_user: bool = False  # renamed by the user: kept when the file is read again
-
-
-@dataclass(frozen=True, slots=True)
-class FileOutcome:
-    path: str
-    outcome: Outcome
-    reason: str | None = None
-    doc_id: str | None = None
-    pages: int = 0
-    chunks: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class IngestReport:
-    outcomes: tuple[FileOutcome, ...]
-    seconds: float = 0.0
-    embedded_chunks: int = 0
-
-    def count(self, outcome: Outcome) -> int:
-        return sum(1 for o in self.outcomes if o.outcome is outcome)
-
-    @property
-    def failed(self) -> bool:
-        return any(o.outcome is Outcome.FAILED for o in self.outcomes)
 
 
 @dataclass(frozen=True, slots=True)

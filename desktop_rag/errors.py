@@ -41,15 +41,6 @@ class LibraryInUseError(DesktopRagError):
     """Another process is writing the same library."""
 
 
-class IngestError(DesktopRagError):
-    """One file could not be ingested; carries the file's path."""
-
-    def __init__(self, path: str, message: str, hint: str = "") -> None:
-        super().__init__(f"{path}: {message}", hint)
-        self.path = path
-        self.reason = message
-
-
 class StoreError(DesktopRagError):
     """The library's storage is damaged or unavailable."""
 

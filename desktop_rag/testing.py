@@ -11,7 +11,7 @@ import numpy as np
 
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage, Generation, TokenCallback, Vector
+from desktop_rag.protocols import ChatMessage, Generation, StopReason, TokenCallback, Vector
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -124,7 +124,7 @@ class FakeChatEngine:
         self.prompts.append(list(messages))
         pieces = re.findall(r"\S+\s*", self.reply)[:max_tokens]
         out: list[str] = []
-        stopped_by = "stop"
+        stopped_by: StopReason = "stop"
         for piece in pieces:
             if cancel is not None and cancel.cancelled:
                 stopped_by = "cancel"

@@ -21,14 +21,14 @@ from desktop_rag.domain import (
 )
 from desktop_rag.services.answer import AnswerService
 from desktop_rag.services.core import CoreService
-from desktop_rag.services.library import LibraryService
 from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
 
 
 def tiny_context(data_dir: str, engine: Any, max_tokens: int) -> AppContext:
     """A tiny-profile context: the given real chat engine, fake embedder, vectors and counter."""
-    settings = Settings(profile="tiny")
-    settings.llm.context_size, settings.llm.max_tokens = 4096, max_tokens
+    settings = Settings(profile="tiny").updated(
+        {"llm.context_size": 4096, "llm.max_tokens": max_tokens}
+    )
     return build_context(
         data_dir,
         settings=settings,
@@ -73,8 +73,10 @@ def add_document(ctx: Any, path: str, title: str, pages: Sequence[str]) -> Docum
 class TinySearch:
     """Dense search over ctx.vectors, the shape of SearchService.search and pack_context."""
 
-    ctx: Any
     min_score = 0.2
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
 
     def search(
         self,
@@ -98,8 +100,20 @@ class TinySearch:
         ]
 
 
-class AnswerServices(TinySearch, AnswerService, CoreService):
-    def __init__(self, ctx: Any) -> None:
-        self.ctx = ctx
+class AnswerServices:
+    """The answer and core services over a TinySearch (or a subclass given as `search`)."""
 
-    writer_lock = LibraryService.writer_lock  # the library's lock, as in the real facade
+    def __init__(self, ctx: Any, search: type[TinySearch] = TinySearch) -> None:
+        self.ctx = ctx
+        self.searcher = search(ctx)
+        self.core = CoreService(ctx)
+        self.answers = AnswerService(ctx, self.searcher, self.core)
+        self.ask, self.new_chat, self.chat_history, self.list_chats = (
+            self.answers.ask, self.answers.new_chat, self.answers.chat_history,
+            self.answers.list_chats)
+        self.delete_chat, self.engine_info = self.answers.delete_chat, self.answers.engine_info
+        self.core_add, self.core_remove, self.core_status, self.core_build = (
+            self.core.core_add, self.core.core_remove, self.core.core_status,
+            self.core.core_build)
+        self.core_budget, self.core_context = self.core.core_budget, self.core.core_context
+        self.search, self.pack_context = self.searcher.search, self.searcher.pack_context

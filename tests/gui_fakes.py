@@ -1,7 +1,10 @@
-"""A small in-memory stand-in for the service facade, for fast GUI tests.
+"""A small stand-in for the service facade, for fast GUI tests, on the real types.
 
-It reads real PDFs with PyMuPDF (so line boxes are genuine) and streams a scripted answer; the
-real-facade tests in test_gui_real.py cover the actual services.
+It implements the GUI's `GuiServices` Protocol (mypy checks this file), returns the facade's
+real records (`Document`, `IngestReport`, `CoreStatus`, `ChatSummary`, `ChatTurn`, `Answer`),
+reads real PDFs with PyMuPDF (so line boxes are genuine), keeps its chats in a real ChatStore
+(so restored chats have the store's records) and streams a scripted answer. test_gui_real.py
+covers the actual services; test_gui_contract.py runs the same assertions against both.
 """
 
 from __future__ import annotations
@@ -10,11 +13,10 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from desktop_rag.bootstrap import AppContext
+from desktop_rag.config import Settings, save_settings
 from desktop_rag.domain import (
     EVERYWHERE,
     Answer,
@@ -34,16 +36,17 @@ from desktop_rag.domain import (
     Stage,
 )
 from desktop_rag.errors import CancelledError, NotFoundError
+from desktop_rag.gui.facade import GuiServices
+from desktop_rag.llm.chat_store import ChatStore, ChatSummary, ChatTurn
+from desktop_rag.paths import AppPaths, resolve_paths
 from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
+from desktop_rag.services import engine_changed
+from desktop_rag.services.core import CoreDoc, CoreState, CoreStatus
+from desktop_rag.services.ports import EngineInfo
 
 DEFAULT_REPLY = "The main telescope was completed in **1987** [1]. The moon is cheese."
-
-
-@dataclass
-class FakeChat:
-    chat_id: str
-    title: str
-    turns: list[Answer] = field(default_factory=list)
+CORE_DOC_TOKENS = 100
+CORE_BUDGET = 1000
 
 
 def pdf_chunks(path: Path, doc_id: str) -> list[Chunk]:
@@ -51,7 +54,7 @@ def pdf_chunks(path: Path, doc_id: str) -> list[Chunk]:
     import pymupdf
 
     chunks: list[Chunk] = []
-    with pymupdf.open(str(path)) as doc:
+    with pymupdf.open(str(path)) as doc:  # type: ignore[no-untyped-call]
         for page_no, page in enumerate(doc, start=1):
             for block in page.get_text("dict")["blocks"]:
                 for line in block.get("lines", []):
@@ -64,8 +67,12 @@ def pdf_chunks(path: Path, doc_id: str) -> list[Chunk]:
 
 
 class FakeServices:
-    def __init__(self, ctx: AppContext, reply: str = "", token_delay: float = 0.0) -> None:
-        self.ctx = ctx
+    """The GUI's facade in memory (chats in a ChatStore under `data_dir`)."""
+
+    def __init__(self, data_dir: Path, reply: str = "", token_delay: float = 0.0) -> None:
+        self.paths: AppPaths = resolve_paths(data_dir)
+        self.settings = Settings()
+        self.store = ChatStore(self.paths.chats_db)
         self.reply = reply or DEFAULT_REPLY
         self.token_delay = token_delay
         self.prefill_steps = 0  # steps of the reading stage, each `prefill_delay` s long
@@ -73,7 +80,6 @@ class FakeServices:
         self.file_delay = 0.0
         self.docs: dict[str, Document] = {}
         self.chunks: dict[str, list[Chunk]] = {}
-        self.chats: dict[str, FakeChat] = {}
         self.core: set[str] = set()
         self.threads: set[str] = set()
         self.scopes: list[DocScope] = []
@@ -81,19 +87,40 @@ class FakeServices:
         self.sync_extra: list[FileOutcome] = []  # outcomes a sync reports besides unchanged
         self.sync_delay = 0.0  # seconds a sync with a file to read takes
         self.followed: list[FollowedFolder] = []
+        self.engine_resets: list[str] = []  # the threads reset_engine ran on
+        self.warmed: list[str] = []  # the threads warm_up ran on
         self.lock = threading.Lock()
 
-    def _seen(self) -> None:
+    def _seen(self) -> str:
         from PySide6.QtCore import QThread
 
-        self.threads.add(QThread.currentThread().objectName() or threading.current_thread().name)
+        name = QThread.currentThread().objectName() or threading.current_thread().name
+        self.threads.add(name)
+        return name
+
+    # ---- settings and resources ----------------------------------------------------------
+    @property
+    def data_dir(self) -> Path:
+        return self.paths.data_dir
+
+    def apply_settings(self, new: Settings) -> bool:
+        changed = engine_changed(self.settings, new)
+        save_settings(new, self.paths.settings_file)
+        self.settings = new
+        return changed
+
+    def reset_engine(self) -> None:
+        self.engine_resets.append(self._seen())
+
+    def warm_up(self) -> None:
+        self.warmed.append(self._seen())
 
     # ---- library -------------------------------------------------------------------------
     def ingest(self, paths: Sequence[str | Path], progress: ProgressCallback = no_progress,
                cancel: CancelToken | None = None) -> IngestReport:
         self._seen()
         files = [Path(p) for p in paths]
-        outcomes = []
+        outcomes: list[FileOutcome] = []
         for i, path in enumerate(files):
             if cancel is not None and cancel.cancelled:
                 outcomes.append(FileOutcome(str(path), Outcome.CANCELLED))
@@ -212,7 +239,7 @@ class FakeServices:
         answer = Answer(question, self.reply, chat_id,
                         (Citation(1, chunk, 0.8),) if chunk else (), passages,
                         ("The moon is cheese.",), False, "none", False, {"ttft_ms": 12.0})
-        self.chats[chat_id].turns.append(answer)
+        self.store.add_exchange(chat_id, question, answer)
         return answer
 
     def _read(self, passages: tuple[Passage, ...], stage: Callable[[AnswerStage], None],
@@ -227,44 +254,45 @@ class FakeServices:
                 time.sleep(self.prefill_delay)
 
     def new_chat(self) -> str:
-        chat_id = f"chat{len(self.chats) + 1}"
-        self.chats[chat_id] = FakeChat(chat_id, f"Chat {len(self.chats) + 1}")
-        return chat_id
+        return self.store.new_chat()
 
-    def list_chats(self) -> list[FakeChat]:
-        return list(reversed(self.chats.values()))
+    def list_chats(self) -> list[ChatSummary]:
+        return self.store.list_chats()
 
-    def chat_history(self, chat_id: str) -> list[dict[str, Any]]:
-        if chat_id not in self.chats:
-            raise NotFoundError(f"No chat {chat_id}", "pick another chat")
-        return [{"question": a.question, "answer": a.answer} for a in self.chats[chat_id].turns]
+    def chat_history(self, chat_id: str) -> list[ChatTurn]:
+        return self.store.history(chat_id)
 
-    def engine_info(self) -> dict[str, Any]:
-        return {"model": "fake-chat", "gpu_offload": False, "backend": "fake"}
+    def engine_info(self) -> EngineInfo:
+        return {"model": "fake-chat", "gpu_offload": False, "backend": "fake",
+                "context_size": self.settings.llm.context_size}
 
     # ---- core ----------------------------------------------------------------------------
-    def core_status(self) -> dict[str, Any]:
-        docs = [{"title": self.docs[d].title, "tokens": 100} for d in self.core if d in self.docs]
-        return {"docs": docs, "total_tokens": 100 * len(docs), "budget_tokens": 1000,
-                "state": "stale" if docs else "empty"}
+    def core_status(self) -> CoreStatus:
+        with self.lock:
+            docs = tuple(CoreDoc(d.doc_id, d.path, d.title, CORE_DOC_TOKENS)
+                         for d in self.docs.values() if d.doc_id in self.core)
+        return CoreStatus(docs, CORE_DOC_TOKENS * len(docs), CORE_BUDGET,
+                          CoreState.STALE if docs else CoreState.EMPTY)
 
-    def core_add(self, paths: Sequence[str | Path]) -> dict[str, Any]:
+    def core_add(self, paths: Sequence[str | Path]) -> CoreStatus:
         wanted = {str(p) for p in paths}
-        self.core |= {d.doc_id for d in self.docs.values() if d.path in wanted}
+        with self.lock:
+            self.core |= {d.doc_id for d in self.docs.values() if d.path in wanted}
         return self.core_status()
 
-    def core_remove(self, paths: Sequence[str | Path]) -> dict[str, Any]:
+    def core_remove(self, paths: Sequence[str | Path]) -> CoreStatus:
         wanted = {str(p) for p in paths}
-        self.core -= {d.doc_id for d in self.docs.values() if d.path in wanted}
+        with self.lock:
+            self.core -= {d.doc_id for d in self.docs.values() if d.path in wanted}
         return self.core_status()
 
     def core_build(self, progress: ProgressCallback = no_progress,
-                   cancel: CancelToken | None = None) -> dict[str, Any]:
+                   cancel: CancelToken | None = None) -> CoreStatus:
         progress(ProgressEvent("build", 1, 1))
-        return {**self.core_status(), "state": "ready"}
+        return replace(self.core_status(), state=CoreState.READY)
 
     def close(self) -> None:
-        pass
+        self.store.close()
 
 
 def _with_core(doc: Document, core: bool) -> Document:
@@ -273,3 +301,6 @@ def _with_core(doc: Document, core: bool) -> Document:
 
 def _no_stage(_stage: AnswerStage) -> None:
     """The stage callback of a caller that asks for none."""
+
+
+_CHECK: type[GuiServices] = FakeServices  # mypy: the fake implements the GUI's facade

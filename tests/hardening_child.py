@@ -56,7 +56,7 @@ def build(args: argparse.Namespace) -> Services:
         overrides = {"embedder": HashEmbedder(), "token_counter": WordTokenCounter()}
     services = Services(build_context(args.data_dir, settings=Settings(), overrides=overrides))
     inner = services.ctx.embedder
-    services.ctx.__dict__["embedder"] = GatedEmbedder(inner, args.delay, args.pause_file)
+    services.ctx.provide(embedder=GatedEmbedder(inner, args.delay, args.pause_file))
     return services
 
 

@@ -1,7 +1,7 @@
 """A generated corpus of hostile and malformed files (plus a few good ones) for the hardening tests.
 
 `build_corpus(folder)` writes every file and returns what each one is expected to become: an
-outcome (or a set of acceptable outcomes) and a fragment of the reason shown to the user.
+outcome (or a set of acceptable outcomes) and the reason code it must carry.
 Nothing here is downloaded; PDFs are made with PyMuPDF or written by hand byte for byte.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pymupdf
 
-from desktop_rag.domain import Outcome
+from desktop_rag.domain import Outcome, Reason
 from tests.ingest_docs import KNOWN, NOTE, make_encrypted_pdf, make_pdf, write_note
 
 GOOD_NOTE_WORD = "quokkabanana"
@@ -25,11 +25,11 @@ GOOD_NOTE_WORD = "quokkabanana"
 @dataclass(frozen=True, slots=True)
 class Expect:
     outcomes: frozenset[Outcome]
-    reason: str | None = None  # a fragment of the outcome's reason (None: anything)
+    code: Reason | None = None  # the outcome's reason code (None: anything)
 
 
-def expect(*outcomes: Outcome, reason: str | None = None) -> Expect:
-    return Expect(frozenset(outcomes), reason)
+def expect(*outcomes: Outcome, code: Reason | None = None) -> Expect:
+    return Expect(frozenset(outcomes), code)
 
 
 FAILED, SKIPPED, INDEXED = Outcome.FAILED, Outcome.SKIPPED, Outcome.INDEXED
@@ -189,39 +189,39 @@ def _special_files(folder: Path) -> None:
 
 
 def _expectations(pages: int) -> dict[str, Expect]:
-    corrupt = "corrupt"
+    corrupt = Reason.CORRUPT
     return {
         "good.pdf": expect(INDEXED),
         "good-note.md": expect(INDEXED),
         "inside.md": expect(INDEXED),  # under a folder named like a file
         "truncated-third.pdf": expect(INDEXED, FAILED),
-        "truncated-header.pdf": expect(FAILED, reason=corrupt),
-        "encrypted.pdf": expect(FAILED, reason="password-protected"),
+        "truncated-header.pdf": expect(FAILED, code=corrupt),
+        "encrypted.pdf": expect(FAILED, code=Reason.ENCRYPTED),
         "thousands-of-pages.pdf": expect(INDEXED),
-        "random-bytes.pdf": expect(FAILED, reason=corrupt),
-        "zero-bytes.pdf": expect(SKIPPED, reason="empty"),
-        "zero-bytes.md": expect(SKIPPED, reason="empty"),
+        "random-bytes.pdf": expect(FAILED, code=corrupt),
+        "zero-bytes.pdf": expect(SKIPPED, code=Reason.EMPTY),
+        "zero-bytes.md": expect(SKIPPED, code=Reason.EMPTY),
         "header-only.pdf": expect(FAILED),
         "megabytes-of-text.pdf": expect(INDEXED),
         "deeply-nested-objects.pdf": expect(INDEXED, FAILED),
         "deep-page-tree.pdf": expect(INDEXED, FAILED),
-        "page-tree-cycle.pdf": expect(FAILED, reason="unreadable: corrupt"),
-        "binary.md": expect(FAILED, reason="binary"),
-        "latin1.md": expect(INDEXED, reason="Windows-1252"),
-        "bad-utf16.md": expect(INDEXED, reason="UTF-16"),
-        "lone-surrogate-utf16.txt": expect(INDEXED, reason="UTF-16"),
+        "page-tree-cycle.pdf": expect(FAILED, code=corrupt),
+        "binary.md": expect(FAILED, code=Reason.BINARY),
+        "latin1.md": expect(INDEXED, code=Reason.DECODED),
+        "bad-utf16.md": expect(INDEXED, code=Reason.DECODED),
+        "lone-surrogate-utf16.txt": expect(INDEXED, code=Reason.DECODED),
         "pdf-named.md": expect(INDEXED, FAILED, SKIPPED),
-        "random.epub": expect(FAILED, reason=corrupt),
-        "only-whitespace.md": expect(SKIPPED, reason="no text"),
+        "random.epub": expect(FAILED, code=corrupt),
+        "only-whitespace.md": expect(SKIPPED, code=Reason.NO_TEXT),
         "one-giant-word.txt": expect(INDEXED),
         "many-headings.md": expect(INDEXED),
         "unterminated-fence.md": expect(INDEXED),
         "résumé ünïcödé 日本語 🚀 'quote\".md": expect(INDEXED),
         "CAPS.PDF.md": expect(INDEXED),
         "nul-after-64k.txt": expect(INDEXED, FAILED),
-        "nested.html": expect(FAILED, reason="nested"),
-        "self.md": expect(FAILED, reason="symbolic links"),
-        "bad\\xffname.md": expect(FAILED, reason="not valid UTF-8"),
+        "nested.html": expect(FAILED, code=Reason.TOO_NESTED),
+        "self.md": expect(FAILED, code=Reason.UNREADABLE),
+        "bad\\xffname.md": expect(FAILED, code=Reason.BAD_NAME),
         "dangling.pdf": expect(FAILED),
-        "fifo.md": expect(SKIPPED, reason="not a regular file"),
+        "fifo.md": expect(SKIPPED, code=Reason.NOT_A_FILE),
     }

@@ -16,7 +16,7 @@ BANANA = "Bananas grow in warm tropical places and are harvested green."
 
 
 def _services(ctx: Any, reply: str) -> AnswerServices:
-    ctx.__dict__["engine"] = FakeChatEngine(reply)
+    ctx.provide(engine=FakeChatEngine(reply))
     add_document(ctx, "/lib/steel.pdf", "Steel report", [BANANA, STEEL])
     return AnswerServices(ctx)
 

@@ -19,7 +19,7 @@ UNRELATED = "The castle was painted purple by seventeen wandering musicians last
 
 
 def _ask(ctx: Any, reply: str) -> Any:
-    ctx.__dict__["engine"] = FakeChatEngine(reply)
+    ctx.provide(engine=FakeChatEngine(reply))
     add_document(ctx, "/lib/steel.pdf", "Steel report", [BANANA, STEEL])
     return AnswerServices(ctx).ask(QUESTION)
 

@@ -20,7 +20,7 @@ def qwen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Services, P
     root = tmp_path_factory.mktemp("qwen")
     pdf = make_pdf(root / "observatory.pdf", SAMPLE_PAGES)
     ctx = build_context(str(root / "data"), profile="default")
-    ctx.settings.llm.max_tokens = 80
+    ctx.update_settings({"llm.max_tokens": 80})
     services = Services(ctx)
     assert not services.ingest([pdf]).failed
     yield services, pdf

@@ -13,7 +13,7 @@ from answer_helpers import AnswerServices, add_document, tiny_context
 from desktop_rag.domain import AnswerStage, Stage
 from desktop_rag.errors import CancelledError
 from desktop_rag.llm import prompts
-from desktop_rag.llm.rerank_llm import build_llm_reranker
+from desktop_rag.llm.rerank_llm import LlmReranker
 from desktop_rag.progress import CancelToken
 
 STEEL = "The northern plant produced 420 tonnes of steel in 2019, the annual report says."
@@ -30,7 +30,7 @@ def services(data_dir: Path, tiny_chat_engine: Any) -> Iterator[AnswerServices]:
     add_document(ctx, "/lib/steel.pdf", "Steel report", ["Bananas are yellow.", STEEL])
     add_document(ctx, "/lib/notes.pdf", "Notes", [INJECTION])
     yield AnswerServices(ctx)
-    ctx.__dict__.pop("engine")
+    ctx.release("engine")
     ctx.close()
 
 
@@ -67,7 +67,7 @@ def test_insufficient_evidence_refuses_and_lists_nearest(services: AnswerService
 
 
 def test_llm_reranker_gives_deterministic_probabilities(services: AnswerServices) -> None:
-    reranker = build_llm_reranker(services.ctx)
+    reranker = LlmReranker(services.ctx.engine)
     scores = reranker.score(
         "What colour are bananas?",
         ["Bananas are yellow.", "The plant produced 420 tonnes of steel."],

@@ -7,7 +7,7 @@ import io
 from typing import Any
 
 import pytest
-from answer_helpers import AnswerServices, add_document
+from answer_helpers import AnswerServices, TinySearch, add_document
 
 from desktop_rag.cli.commands_answer import StageLines
 from desktop_rag.domain import AnswerStage, Chunk, DocKind, Passage, Stage
@@ -19,10 +19,10 @@ STEEL = "The northern plant produced 420 tonnes of steel in 2019 according to th
 QUESTION = "How much steel did the northern plant produce in 2019?"
 
 
-def _services(ctx: Any, cls: type[AnswerServices] = AnswerServices) -> AnswerServices:
-    ctx.__dict__["engine"] = FakeChatEngine("The plant produced 420 tonnes of steel in 2019 [1].")
+def _services(ctx: Any, search: type[TinySearch] = TinySearch) -> AnswerServices:
+    ctx.provide(engine=FakeChatEngine("The plant produced 420 tonnes of steel in 2019 [1]."))
     add_document(ctx, "/lib/steel.pdf", "Steel report", ["Bananas are yellow.", STEEL])
-    return cls(ctx)
+    return AnswerServices(ctx, search)
 
 
 def test_stages_come_in_order_and_carry_the_answers_passages(fake_context: Any) -> None:
@@ -36,7 +36,7 @@ def test_stages_come_in_order_and_carry_the_answers_passages(fake_context: Any) 
     assert reading.progress is None  # a FakeChatEngine, like an LLM server, cannot tell
 
 
-class _StoppedWhileSearching(AnswerServices):
+class _StoppedWhileSearching(TinySearch):
     """The user presses Stop while retrieval runs."""
 
     cancel = CancelToken()

@@ -120,13 +120,16 @@ def test_files_of_unread_types_are_summed_up_in_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from desktop_rag.cli.commands_library import _print_outcomes
-    from desktop_rag.domain import FileOutcome, Outcome
+    from desktop_rag.domain import FileOutcome, Outcome, Reason
 
-    outcomes = [FileOutcome(f"/p/fig{n}.png", Outcome.SKIPPED, "unsupported file type '.png'")
-                for n in range(3)]
-    outcomes += [FileOutcome("/p/data.XLSX", Outcome.SKIPPED, "unsupported file type '.XLSX'"),
+    unsupported = Reason.UNSUPPORTED
+    outcomes = [FileOutcome(f"/p/fig{n}.png", Outcome.SKIPPED, "unsupported file type '.png'",
+                            code=unsupported) for n in range(3)]
+    outcomes += [FileOutcome("/p/data.XLSX", Outcome.SKIPPED, "unsupported file type '.XLSX'",
+                             code=unsupported),
                  FileOutcome("/p/new.pdf", Outcome.INDEXED, None, "d1", 2, 3),
-                 FileOutcome("/p/empty.md", Outcome.SKIPPED, "empty file (0 bytes)")]
+                 FileOutcome("/p/empty.md", Outcome.SKIPPED, "empty file (0 bytes)",
+                             code=Reason.EMPTY)]
     _print_outcomes(outcomes)
     assert capsys.readouterr().out.splitlines() == [
         "indexed   /p/new.pdf (2 pages, 3 chunks)",

@@ -101,7 +101,7 @@ class _ThreadNamingReranker:
 def test_the_app_runs_the_real_embedder_and_llama_cpp_on_one_thread(tmp_path: Path) -> None:
     """Through the composition root: packaged MiniLM and SmolLM2 (the tiny profile)."""
     ctx = build_context(str(tmp_path / "data"), profile="tiny")
-    ctx.settings.llm.context_size = 2048
+    ctx.update_settings({"llm.context_size": 2048})
     try:
         vector = ctx.embedder.embed_query("where is the pump gasket?")
         assert vector.shape == (384,) and type(ctx.embedder.inner).__name__ == "TorchEmbedder"

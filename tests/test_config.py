@@ -10,9 +10,9 @@ from desktop_rag.errors import ConfigError
 
 def test_settings_round_trip(tmp_path: Path) -> None:
     settings = Settings()
-    settings.llm.context_size = 2048
-    settings.llm.gpu_layers = "0"
-    settings.models.chat_model = '/tmp/my "model".gguf'
+    settings = settings.updated({"llm.context_size": 2048})
+    settings = settings.updated({"llm.gpu_layers": "0"})
+    settings = settings.updated({"models.chat_model": '/tmp/my "model".gguf'})
     path = tmp_path / "settings.toml"
     save_settings(settings, path)
     assert load_settings(path) == settings

@@ -30,7 +30,7 @@ def core_services(data_dir: Path, tiny_chat_engine: Any) -> Iterator[AnswerServi
     services = AnswerServices(ctx)
     services.core_add(["/lib/handbook.pdf"])
     yield services
-    ctx.__dict__.pop("engine")  # shared across tests: not closed here
+    ctx.release("engine")  # shared across tests: not closed here
     ctx.close()
 
 
@@ -92,7 +92,7 @@ def test_changes_make_the_cache_stale_and_it_is_rebuilt(core_services: AnswerSer
     second = core_services.core_status()
     assert second.state == "ready" and second.cache_file != first.cache_file
     assert not Path(first.cache_file or "").exists()
-    core_services.ctx.settings.llm.batch_size = 256  # a setting in the key
+    core_services.ctx.update_settings({"llm.batch_size": 256})  # a setting in the key
     assert core_services.core_status().state == "stale"
 
 
@@ -114,7 +114,7 @@ def test_corrupt_state_file_is_detected_and_rebuilt(
 
 
 def test_core_over_budget_is_refused_with_token_counts(core_services: AnswerServices) -> None:
-    core_services.ctx.settings.retrieval.context_tokens = 4096 - 24 - 256 - 20
+    core_services.ctx.update_settings({"retrieval.context_tokens": 4096 - 24 - 256 - 20})
     with pytest.raises(CoreTooLargeError, match=r"needs \d+ tokens but its budget is 20"):
         core_services.core_add(["/lib/policy.pdf"])
     assert [d.title for d in core_services.core_status().docs] == ["Handbook"]
@@ -122,7 +122,7 @@ def test_core_over_budget_is_refused_with_token_counts(core_services: AnswerServ
 
 def test_a_refused_core_add_keeps_what_was_pinned_before(core_services: AnswerServices) -> None:
     """Naming an already pinned document again in a refused call does not unpin it."""
-    core_services.ctx.settings.retrieval.context_tokens = 4096 - 24 - 256 - 20
+    core_services.ctx.update_settings({"retrieval.context_tokens": 4096 - 24 - 256 - 20})
     with pytest.raises(CoreTooLargeError):
         core_services.core_add(["/lib/handbook.pdf", "/lib/policy.pdf"])
     assert [d.title for d in core_services.core_status().docs] == ["Handbook"]
@@ -147,8 +147,8 @@ def test_the_budget_shown_is_the_budget_the_build_checks(core_services: AnswerSe
     core = core_services.core_context()
     built = run_on_engine(core_services.ctx.engine, lambda e: prefix_tokens(e, core.system))
     assert status.total_tokens == len(built)
-    core_services.ctx.settings.retrieval.context_tokens = (
-        4096 - 24 - 256 - status.total_tokens  # PROMPT_RESERVE is 256: a budget of exactly it
+    core_services.ctx.update_settings(  # PROMPT_RESERVE is 256: a budget of exactly it
+        {"retrieval.context_tokens": 4096 - 24 - 256 - status.total_tokens}
     )
     assert core_services.core_status().budget == status.total_tokens
     assert core_services.core_build().state == "ready"  # what fits is built

@@ -46,9 +46,9 @@ def server_core(
     monkeypatch.setattr(ModelRegistry, "chat_model_path", _no_local_model)
     server = serve({"POST /v1/chat/completions": stream(["Thirty ", "days."])})
     settings = Settings(profile="tiny")
-    settings.llm.backend, settings.llm.server_url = "server", server.url
-    settings.llm.context_size, settings.llm.max_tokens = 2048, 16
-    settings.retrieval.context_tokens = 600
+    settings = settings.updated({"llm.backend": "server", "llm.server_url": server.url})
+    settings = settings.updated({"llm.context_size": 2048, "llm.max_tokens": 16})
+    settings = settings.updated({"retrieval.context_tokens": 600})
     services = _services(data_dir, settings)
     yield services, server
     services.ctx.close()
@@ -88,7 +88,8 @@ def test_server_answers_start_with_the_warmed_prefix(server_core: Any) -> None:
 
 def test_server_core_build_refuses_a_core_over_budget(server_core: Any) -> None:
     services, server = server_core
-    services.ctx.settings.llm.context_size = 300  # budget 0 once retrieval and answer are kept
+    # a budget of 0: retrieved passages take the whole context
+    services.ctx.update_settings({"retrieval.context_tokens": 2048})
     with pytest.raises(CoreTooLargeError, match="budget"):
         services.core_build()
     assert _chat_bodies(server) == []

@@ -59,7 +59,7 @@ def test_a_failing_model_is_reported_not_raised(data_dir: Path) -> None:
 
 def test_missing_user_model_file_is_a_failure(data_dir: Path) -> None:
     settings = Settings(profile="tiny")
-    settings.models.chat_model = str(data_dir / "missing.gguf")
+    settings = settings.updated({"models.chat_model": str(data_dir / "missing.gguf")})
     ctx = build_context(str(data_dir), None, fakes(), settings)
     report = run_doctor(ctx)
     assert report.models[1].detail.startswith("error: models.chat_model points to")

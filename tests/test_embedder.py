@@ -11,7 +11,8 @@ from desktop_rag.config import Settings
 from desktop_rag.models import ModelRegistry
 from desktop_rag.paths import AppPaths
 from desktop_rag.protocols import Embedder
-from desktop_rag.retrieval.embedder import TorchEmbedder, load_embedder, model_name, native_bf16
+from desktop_rag.retrieval.embedder import TorchEmbedder, load_embedder, native_bf16
+from desktop_rag.retrieval.embedder_parts import model_name
 from tests.embedder_shared import torch_fp32
 
 PASSAGES = [
@@ -84,7 +85,7 @@ def test_auto_picks_bf16_exactly_where_the_cpu_has_it(tmp_path: Path) -> None:
 
 def test_torch_backend_setting_gives_fp32(tmp_path: Path) -> None:
     settings = Settings()
-    settings.models.embedder_backend = "torch"
+    settings = settings.updated({"models.embedder_backend": "torch"})
     assert load_embedder(_registry(tmp_path, settings), settings).name.endswith("(torch)")
 
 

@@ -104,7 +104,7 @@ def test_unknown_backend_is_a_config_error(tmp_path: Path) -> None:
     from desktop_rag.errors import ConfigError
 
     settings = Settings()
-    settings.models.embedder_backend = "gpu-magic"
+    settings = settings.updated({"models.embedder_backend": "gpu-magic"})
     registry = ModelRegistry(AppPaths(*[tmp_path] * 4), settings)
     with pytest.raises(ConfigError, match="embedder_backend"):
         load_embedder(registry, settings)
@@ -196,7 +196,7 @@ def test_load_embedder_onnx_backend_builds_into_the_model_cache(
     paths = AppPaths(tmp_path / "c", tmp_path / "d", tmp_path / "k", tmp_path / "m").ensure()
     shutil.copytree(onnx_cache, paths.model_cache_dir / "onnx")
     settings = Settings()
-    settings.models.embedder_backend = "onnx"
+    settings = settings.updated({"models.embedder_backend": "onnx"})
     embedder = load_embedder(ModelRegistry(paths, settings), settings)
     assert "onnx-int8" in embedder.name
 
@@ -210,7 +210,7 @@ def test_failed_export_falls_back_to_torch(
     monkeypatch.setattr(embedder_module, "export_onnx", broken)
     paths = AppPaths(tmp_path / "c", tmp_path / "d", tmp_path / "k", tmp_path / "m").ensure()
     settings = Settings()
-    settings.models.embedder_backend = "onnx"
+    settings = settings.updated({"models.embedder_backend": "onnx"})
     with caplog.at_level(logging.WARNING):
         embedder = load_embedder(ModelRegistry(paths, settings), settings)
     assert embedder.name.endswith("(torch)")

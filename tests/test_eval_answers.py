@@ -282,7 +282,7 @@ def scripted(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Servic
     """The CLI's services over fakes: hashed embeddings, the scripted engine, no evidence gate
     (so that every question reaches the engine) and no re-ranker."""
     settings = Settings()
-    settings.retrieval.min_similarity, settings.retrieval.reranker = -1.0, "none"
+    settings = settings.updated({"retrieval.min_similarity": -1.0, "retrieval.reranker": "none"})
     overrides = {"embedder": HashEmbedder(), "vectors": InMemoryVectorIndex(),
                  "token_counter": WordTokenCounter(), "engine": ScriptedEngine()}  # fmt: skip
     services = Services(build_context(str(data_dir), settings=settings, overrides=overrides))

@@ -222,7 +222,7 @@ def test_citation_opens_the_cited_page_highlighted(qtbot, scripted, sample_pdf):
 
 
 def test_stop_stops_generation(qtbot, window, services):
-    services.ctx.settings.llm.max_tokens = 400
+    services.ctx.update_settings({"llm.max_tokens": 400})
     tokens: list[str] = []
     original = window.chat_pane.append_token
     window.chat_pane.append_token = lambda t: (tokens.append(t), original(t))  # type: ignore[method-assign]

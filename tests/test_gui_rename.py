@@ -3,26 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from gui_fakes import FakeServices
 from gui_pdfs import SAMPLE_PAGES, make_pdf
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog
+from pytestqt.qtbot import QtBot
 
+from desktop_rag.domain import Document
 from desktop_rag.gui.main_window import MainWindow
 
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def fake(fake_context: object) -> FakeServices:
-    return FakeServices(fake_context)  # type: ignore[arg-type]
+def fake(data_dir: Path) -> Iterator[FakeServices]:
+    services = FakeServices(data_dir)
+    yield services
+    services.close()
 
 
 @pytest.fixture
-def window(qtbot, fake, tmp_path) -> Iterator[MainWindow]:
-    win = MainWindow(fake, interactive=False)  # type: ignore[arg-type]
+def window(qtbot: QtBot, fake: FakeServices, tmp_path: Path) -> Iterator[MainWindow]:
+    win = MainWindow(fake, interactive=False)
     qtbot.addWidget(win)
     win.show()
     win.start()
@@ -39,14 +44,14 @@ def idle(window: MainWindow) -> bool:
     return not (window.writer.busy or window.reader.busy or refresh_due)
 
 
-def rename_dialog(qtbot, window: MainWindow) -> QInputDialog:
+def rename_dialog(qtbot: QtBot, window: MainWindow) -> QInputDialog:
     qtbot.waitUntil(lambda: window.library_panel.findChild(QInputDialog) is not None)
     dialog = window.library_panel.findChild(QInputDialog)
     assert isinstance(dialog, QInputDialog) and dialog.isVisible()
     return dialog
 
 
-def press_f2(qtbot, window: MainWindow) -> QInputDialog:
+def press_f2(qtbot: QtBot, window: MainWindow) -> QInputDialog:
     table = window.library_panel.table
     window.activateWindow()  # back from the dialog closed before
     table.setFocus()
@@ -60,7 +65,9 @@ def titles(window: MainWindow) -> list[str]:
     return [r.title for r in window.library_panel.model.rows()]
 
 
-def test_rename_from_the_context_menu_runs_on_the_writer(qtbot, window, fake) -> None:
+def test_rename_from_the_context_menu_runs_on_the_writer(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices
+) -> None:
     panel = window.library_panel
     menu = panel.build_menu(panel.model.rows())
     (rename,) = [a for a in menu.actions() if a.text() == "Rename\u2026"]
@@ -76,11 +83,16 @@ def test_rename_from_the_context_menu_runs_on_the_writer(qtbot, window, fake) ->
 
 
 def test_f2_renames_the_selected_document_and_cancel_or_blank_changes_nothing(
-    qtbot, window, fake, monkeypatch
+    qtbot: QtBot, window: MainWindow, fake: FakeServices, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[tuple[str, str]] = []
     real = fake.rename
-    monkeypatch.setattr(fake, "rename", lambda p, t: calls.append((str(p), t)) or real(p, t))
+
+    def rename(path: str | Path, title: str) -> Document:
+        calls.append((str(path), title))
+        return real(path, title)
+
+    monkeypatch.setattr(fake, "rename", rename)
     table = window.library_panel.table
     table.selectRow(0)
     for answer in ("reject", "   ", "observatory"):  # cancelled, blank, unchanged
@@ -98,7 +110,9 @@ def test_f2_renames_the_selected_document_and_cancel_or_blank_changes_nothing(
     assert [t for _, t in calls] == ["Observatory guide"]
 
 
-def test_a_rename_that_fails_reaches_the_presenter(qtbot, window, fake) -> None:
+def test_a_rename_that_fails_reaches_the_presenter(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices
+) -> None:
     fake.docs.clear()  # the document went away meanwhile
     window.library.rename("/gone/observatory.pdf", "New")
     qtbot.waitUntil(lambda: bool(window.errors.history))

@@ -6,11 +6,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from gui_fakes import FakeServices
 from gui_pdfs import SAMPLE_PAGES, make_pdf
+from pytestqt.qtbot import QtBot
+from test_gui_window import item_text
 
 from desktop_rag.gui.main_window import MainWindow
 from desktop_rag.gui.render import TurnView, answer_html
@@ -20,16 +21,17 @@ READING = "Reading 1 passage (1,840 tokens)\u2026"
 
 
 @pytest.fixture
-def fake(fake_context: object, tmp_path: Path) -> FakeServices:
-    services = FakeServices(fake_context)  # type: ignore[arg-type]
+def fake(data_dir: Path, tmp_path: Path) -> Iterator[FakeServices]:
+    services = FakeServices(data_dir)
     services.ingest([make_pdf(tmp_path / "observatory.pdf", SAMPLE_PAGES)])
     services.prefill_steps, services.prefill_delay, services.token_delay = 5, 0.1, 0.02
-    return services
+    yield services
+    services.close()
 
 
 @pytest.fixture
-def window(qtbot: Any, fake: FakeServices) -> Iterator[MainWindow]:
-    win = MainWindow(fake, interactive=False)  # type: ignore[arg-type]
+def window(qtbot: QtBot, fake: FakeServices) -> Iterator[MainWindow]:
+    win = MainWindow(fake, interactive=False)
     qtbot.addWidget(win)
     win.show()
     win.start()
@@ -44,7 +46,9 @@ def _shown(window: MainWindow) -> list[str]:
     return seen
 
 
-def test_the_pending_answer_shows_its_stage_until_its_words_arrive(qtbot, window) -> None:
+def test_the_pending_answer_shows_its_stage_until_its_words_arrive(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     seen = _shown(window)
     with qtbot.waitSignal(window.chat.answered, timeout=10000):
         window.chat.ask("When was the telescope completed?")
@@ -63,18 +67,21 @@ def test_stage_text_is_what_a_streaming_answer_without_words_shows() -> None:
     assert "Searching" not in answer_html(TurnView("Q?", "Partly", streaming=True, stage="S"))
 
 
-def test_sources_fill_before_the_answer_ends(qtbot, window) -> None:
+def test_sources_fill_before_the_answer_ends(qtbot: QtBot, window: MainWindow) -> None:
     answers: list[object] = []
     window.chat.answered.connect(answers.append)
     window.chat.ask("When was the telescope completed?")
     qtbot.waitUntil(lambda: window.sources.topLevelItemCount() == 1, timeout=5000)
     assert not answers and window.chat_pane.busy
-    assert window.sources.topLevelItem(0).text(4) == ""  # not cited yet: nothing is written
+    assert item_text(window.sources.topLevelItem(0), 4) == ""  # not cited yet: nothing written
     qtbot.waitUntil(lambda: bool(answers), timeout=10000)
-    assert window.sources.topLevelItemCount() == 1 and window.sources.topLevelItem(0).text(4)
+    assert window.sources.topLevelItemCount() == 1
+    assert item_text(window.sources.topLevelItem(0), 4)
 
 
-def test_stop_while_reading_ends_the_job(qtbot, window, fake) -> None:
+def test_stop_while_reading_ends_the_job(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices
+) -> None:
     fake.prefill_steps = 200  # 20 s of reading
     job = window.chat.ask("When was the telescope completed?")
     qtbot.waitUntil(lambda: "Reading" in window.chat_pane.view.toPlainText(), timeout=5000)

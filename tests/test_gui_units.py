@@ -9,7 +9,7 @@ from gui_pdfs import SAMPLE_PAGES, make_pdf
 
 from desktop_rag.domain import DocKind, DocStatus, Document, FileOutcome, LineBox, Outcome
 from desktop_rag.gui.chat_controller import chat_pairs, turn_views
-from desktop_rag.gui.core_panel import core_view
+from desktop_rag.gui.core_panel import STATE_TEXT, CorePanel
 from desktop_rag.gui.geometry import Layout, Rect, box_to_view, fit_width_zoom, page_rects
 from desktop_rag.gui.library_model import merge_rows
 from desktop_rag.gui.progress_bar import describe_progress, format_eta, fraction
@@ -20,7 +20,6 @@ from desktop_rag.gui.render import (
     link_citations,
     parse_cite_link,
 )
-from desktop_rag.gui.settings_dialog import engine_changed
 from desktop_rag.progress import ProgressEvent
 
 
@@ -124,28 +123,60 @@ def test_a_document_whose_file_is_missing_says_so() -> None:
     assert (_display(there, 4), _display(gone, 4)) == ("indexed", "indexed, file missing")
 
 
-def test_adapters_read_the_facade_records() -> None:
+def test_chats_are_read_from_the_facade_records() -> None:
     from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
-    from desktop_rag.services.core import CoreDoc, CoreStatus
 
-    status = CoreStatus((CoreDoc("d", "/a.pdf", "A", 120),), 120, 5000, "stale")
-    assert core_view(status).docs == (("A", 120),)
-    assert (core_view(status).total, core_view(status).budget, core_view(status).state) == (
-        120, 5000, "stale")
     summary = ChatSummary("c1", "First", "t", "t", 2)
     assert chat_pairs([summary]) == [("c1", "First")]
     turns = [ChatTurn("user", "Q?", "t"), ChatTurn("assistant", "No idea.", "t", refused=True)]
     assert turn_views(turns) == [TurnView("Q?", "No idea.", refused=True)]
 
 
-def test_engine_reload_only_for_model_settings() -> None:
-    from desktop_rag.config import Settings
+@pytest.mark.gui
+def test_core_panel_shows_the_core_status(qtbot) -> None:
+    from desktop_rag.services.core import CoreDoc, CoreState, CoreStatus
 
-    old, new = Settings(), Settings()
-    new.retrieval.top_k = 3
-    assert not engine_changed(old, new)
-    new.llm.context_size = 4096
-    assert engine_changed(old, new)
+    panel = CorePanel()
+    qtbot.addWidget(panel)
+    assert panel.state_label.text() == "Cache: no documents pinned"
+    assert not panel.rebuild_button.isEnabled()
+    panel.show_status(CoreStatus((CoreDoc("d", "/a.pdf", "A", 1200),), 1200, 5000,
+                                 CoreState.STALE))
+    assert panel.docs.item(0).text() == "A \u2014 1,200 tokens"
+    assert (panel.usage.value(), panel.usage.maximum()) == (1200, 5000)
+    assert "stale" in panel.state_label.text() and panel.rebuild_button.isEnabled()
+    panel.show_status(CoreStatus((CoreDoc("d", "/a.pdf", "A", 6000),), 6000, 5000,
+                                 CoreState.BUILDING))
+    assert "c62828" in panel.usage.styleSheet()  # over the budget: red
+    assert not panel.rebuild_button.isEnabled()
+
+
+def test_every_core_state_has_its_text() -> None:
+    from desktop_rag.services.core import CoreState
+
+    assert set(STATE_TEXT) == set(CoreState)
+
+
+@pytest.mark.gui
+def test_settings_dialog_builds_new_settings_and_leaves_the_shown_ones(qtbot) -> None:
+    from dataclasses import FrozenInstanceError
+
+    from desktop_rag.config import Settings
+    from desktop_rag.gui.settings_dialog import SettingsDialog
+
+    shown = Settings()
+    dialog = SettingsDialog(shown, "/data")
+    qtbot.addWidget(dialog)
+    dialog.top_k.setValue(9)
+    dialog.context_size.setValue(4096)
+    dialog.watch_folders.setChecked(False)
+    new = dialog.edited()
+    assert (new.retrieval.top_k, new.llm.context_size, new.ingest.watch_folders) == (
+        9, 4096, False)
+    assert shown == Settings() and new is not shown  # the shown settings are untouched
+    assert new.store == shown.store and new.retrieval.fusion == shown.retrieval.fusion
+    with pytest.raises(FrozenInstanceError):
+        new.retrieval.top_k = 3  # type: ignore[misc]
 
 
 @pytest.mark.gui

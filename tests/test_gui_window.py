@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 from gui_fakes import FakeServices
 from gui_pdfs import SAMPLE_PAGES, make_pdf
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFont, QIcon, QImage
+from PySide6.QtWidgets import QApplication, QTableWidgetItem, QTreeWidgetItem, QWidget
+from pytestqt.qtbot import QtBot
 
-from desktop_rag.config import load_settings
-from desktop_rag.domain import DocScope, FileOutcome, FollowedFolder, Outcome
+from desktop_rag.config import Settings, load_settings
+from desktop_rag.domain import DocScope, FileOutcome, FollowedFolder, Outcome, Reason
 from desktop_rag.gui.folders_dialog import FoldersDialog
 from desktop_rag.gui.main_window import MainWindow
 from desktop_rag.gui.probe import LatencyProbe
+from desktop_rag.gui.viewer import Location
 from desktop_rag.ingest.planner import BEING_WRITTEN
 from desktop_rag.services.library import FOLDER_MISSING
 
@@ -26,22 +28,37 @@ pytestmark = pytest.mark.gui
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 
-def shoot(widget: object, name: str) -> Path:
+def shoot(widget: QWidget, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    assert widget.grab().save(str(path))  # type: ignore[attr-defined]
+    assert widget.grab().save(str(path))
     return path
 
 
-@pytest.fixture
-def fake(fake_context: object) -> FakeServices:
-    return FakeServices(fake_context)  # type: ignore[arg-type]
+def opened(window: MainWindow) -> Location:
+    """What the viewer shows (a test waits for it first)."""
+    location = window.viewer.location
+    assert location is not None
+    return location
+
+
+def item_text(item: QTableWidgetItem | QTreeWidgetItem | None, column: int = 0) -> str:
+    """The text of a table cell (`column` unused) or of a tree row's column."""
+    assert item is not None
+    return item.text() if isinstance(item, QTableWidgetItem) else item.text(column)
 
 
 @pytest.fixture
-def window(qtbot: object, fake: FakeServices) -> Iterator[MainWindow]:
-    win = MainWindow(fake, interactive=False)  # type: ignore[arg-type]
-    qtbot.addWidget(win)  # type: ignore[attr-defined]
+def fake(data_dir: Path) -> Iterator[FakeServices]:
+    services = FakeServices(data_dir)
+    yield services
+    services.close()
+
+
+@pytest.fixture
+def window(qtbot: QtBot, fake: FakeServices) -> Iterator[MainWindow]:
+    win = MainWindow(fake, interactive=False)
+    qtbot.addWidget(win)
     win.show()
     win.start()
     yield win
@@ -58,15 +75,16 @@ def drop(window: MainWindow, paths: list[Path]) -> None:
     assert QApplication.sendEvent(window, QDropEvent(QPointF(100, 100), *args))
 
 
-def ingest(qtbot: object, window: MainWindow, paths: list[Path]) -> None:
-    with qtbot.waitSignal(window.library.ingest_finished, timeout=20000):  # type: ignore[attr-defined]
+def ingest(qtbot: QtBot, window: MainWindow, paths: list[Path]) -> None:
+    with qtbot.waitSignal(window.library.ingest_finished, timeout=20000):
         drop(window, paths)
-    qtbot.waitUntil(  # type: ignore[attr-defined]
+    qtbot.waitUntil(
         lambda: bool(window.library.documents or window.library.failures))
 
 
-def test_empty_window_invites_a_drop(qtbot: object, window: MainWindow) -> None:
-    qtbot.waitUntil(lambda: window.model_label.text() == "Model: fake-chat")  # type: ignore[attr-defined]
+def test_empty_window_invites_a_drop(qtbot: QtBot, window: MainWindow, fake: FakeServices) -> None:
+    qtbot.waitUntil(lambda: window.model_label.text() == "Model: fake-chat")
+    qtbot.waitUntil(lambda: fake.warmed == ["index-writer"])  # warmed up off the GUI thread
     panel = window.library_panel
     assert panel.empty_label.isVisible()
     assert "Drop PDFs or notes here" in panel.empty_label.text()
@@ -74,7 +92,9 @@ def test_empty_window_invites_a_drop(qtbot: object, window: MainWindow) -> None:
     shoot(window, "01-empty")
 
 
-def test_dropped_pdf_is_ingested_off_the_gui_thread(qtbot, window, fake, tmp_path) -> None:
+def test_dropped_pdf_is_ingested_off_the_gui_thread(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices, tmp_path: Path
+) -> None:
     pdf = make_pdf(tmp_path / "observatory.pdf", SAMPLE_PAGES)
     ingest(qtbot, window, [pdf])
     rows = window.library_panel.model.rows()
@@ -85,7 +105,9 @@ def test_dropped_pdf_is_ingested_off_the_gui_thread(qtbot, window, fake, tmp_pat
     assert fake.threads == {"index-writer"}
 
 
-def test_progress_and_cancel(qtbot, window, fake, tmp_path) -> None:
+def test_progress_and_cancel(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices, tmp_path: Path
+) -> None:
     pdfs = [make_pdf(tmp_path / f"doc{i}.pdf", SAMPLE_PAGES) for i in range(6)]
     fake.file_delay = 0.15
     drop(window, pdfs)
@@ -100,22 +122,25 @@ def test_progress_and_cancel(qtbot, window, fake, tmp_path) -> None:
     assert not window.task_progress.isVisible()
 
 
-def test_bad_file_shows_its_reason(qtbot, window, tmp_path) -> None:
+def test_bad_file_shows_its_reason(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     bad = tmp_path / "broken.pdf"
     bad.write_bytes(b"%PDF-1.7 this is not really a pdf")
     ingest(qtbot, window, [bad])
     model = window.library_panel.model
     qtbot.waitUntil(lambda: model.rowCount() == 1)
     index = model.index(0, 4)
-    assert "not a readable PDF" in model.data(index)
+    assert "not a readable PDF" in str(model.data(index))
     assert model.data(index, Qt.ItemDataRole.ToolTipRole) == "not a readable PDF (damaged?)"
-    assert not model.data(index, Qt.ItemDataRole.DecorationRole).isNull()
+    icon = model.data(index, Qt.ItemDataRole.DecorationRole)
+    assert isinstance(icon, QIcon) and not icon.isNull()
     window.library_panel.table.selectRow(0)
     assert window.library_panel.detail.text() == "broken.pdf: not a readable PDF (damaged?)"
     shoot(window, "06-bad-file")
 
 
-def test_answer_streams_and_citation_opens_highlighted_line(qtbot, window, fake, tmp_path):
+def test_answer_streams_and_citation_opens_highlighted_line(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices, tmp_path: Path
+) -> None:
     pdf = make_pdf(tmp_path / "observatory.pdf", SAMPLE_PAGES)
     ingest(qtbot, window, [pdf])
     fake.token_delay = 0.02
@@ -134,13 +159,13 @@ def test_answer_streams_and_citation_opens_highlighted_line(qtbot, window, fake,
     shoot(window, "03-answer")
     window.chat_pane.view.anchorClicked.emit(QUrl("cite:0:1"))
     qtbot.waitUntil(lambda: window.viewer.location is not None)
-    assert window.viewer.location.page == 2
+    assert opened(window).page == 2
     assert window.viewer.page_box.value() == 2
     assert_highlight_covers_line(qtbot, window)
     shoot(window, "04-viewer")
 
 
-def assert_highlight_covers_line(qtbot: Any, window: MainWindow, page: int | None = None) -> None:
+def assert_highlight_covers_line(qtbot: QtBot, window: MainWindow, page: int | None = None) -> None:
     """Every visible highlight rectangle covers rendered text and stops in the gaps around it."""
     pane = window.viewer.pdf
     qtbot.wait(300)  # let layout and rendering settle
@@ -159,16 +184,18 @@ def assert_highlight_covers_line(qtbot: Any, window: MainWindow, page: int | Non
         assert above + below < inside / 20, f"the highlight {rect} is not aligned with its line"
 
 
-def dark_pixels(image: object, x0: float, y0: float, x1: float, y1: float) -> int:
+def dark_pixels(image: QImage, x0: float, y0: float, x1: float, y1: float) -> int:
     count = 0
     for y in range(int(y0), int(y1)):
         for x in range(int(x0), int(x1)):
-            if image.pixelColor(x, y).lightness() < 128:  # type: ignore[attr-defined]
+            if image.pixelColor(x, y).lightness() < 128:
                 count += 1
     return count
 
 
-def test_stop_stops_generation(qtbot, window, fake, tmp_path) -> None:
+def test_stop_stops_generation(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices, tmp_path: Path
+) -> None:
     fake.reply = " ".join(["word"] * 400)
     fake.token_delay = 0.01
     window.chat.ask("Tell me a long story")
@@ -180,7 +207,9 @@ def test_stop_stops_generation(qtbot, window, fake, tmp_path) -> None:
     assert window.chat_pane.view.toPlainText().count("word") < 400
 
 
-def test_event_loop_stays_responsive(qtbot, window, fake, tmp_path) -> None:
+def test_event_loop_stays_responsive(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices, tmp_path: Path
+) -> None:
     pdfs = [make_pdf(tmp_path / f"doc{i}.pdf", SAMPLE_PAGES) for i in range(5)]
     fake.file_delay, fake.token_delay = 0.05, 0.005
     probe = LatencyProbe()
@@ -192,7 +221,9 @@ def test_event_loop_stays_responsive(qtbot, window, fake, tmp_path) -> None:
     assert probe.percentile(0.99) < 100 and probe.max_delay_ms < 500, probe.delays_ms
 
 
-def test_the_library_is_synced_quietly_at_start_and_on_f5(qtbot, window, fake, tmp_path):
+def test_the_library_is_synced_quietly_at_start_and_on_f5(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices, tmp_path: Path
+) -> None:
     qtbot.waitUntil(lambda: fake.syncs == 1 and not window.writer.busy)
     assert "index-writer" in fake.threads
     assert window.statusBar().currentMessage() == ""  # nothing changed: nothing said
@@ -209,7 +240,8 @@ def test_the_library_is_synced_quietly_at_start_and_on_f5(qtbot, window, fake, t
             window.library.sync(quiet=True)
         assert window.statusBar().currentMessage() == expected
         window.statusBar().clearMessage()
-    fake.sync_extra = [FileOutcome("/media/usb", Outcome.SKIPPED, FOLDER_MISSING)]
+    fake.sync_extra = [FileOutcome("/media/usb", Outcome.SKIPPED, FOLDER_MISSING,
+                                   code=Reason.FOLDER_MISSING)]
     missing = ("Library: 1 unchanged, 1 skipped \u2014 folders not found, their documents kept: "
                "/media/usb")
     for expected in (missing, ""):  # a missing folder is news once
@@ -219,7 +251,9 @@ def test_the_library_is_synced_quietly_at_start_and_on_f5(qtbot, window, fake, t
         window.statusBar().clearMessage()
 
 
-def test_progress_stays_until_the_last_indexing_job_ends(qtbot, window, fake, tmp_path):
+def test_progress_stays_until_the_last_indexing_job_ends(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices, tmp_path: Path
+) -> None:
     fake.file_delay = 0.3
     drop(window, [make_pdf(tmp_path / f"d{i}.pdf", SAMPLE_PAGES) for i in range(3)])
     qtbot.waitUntil(lambda: fake.syncs == 1)  # the sync at start ran first
@@ -229,13 +263,15 @@ def test_progress_stays_until_the_last_indexing_job_ends(qtbot, window, fake, tm
     qtbot.waitUntil(lambda: not window.task_progress.isVisible())
 
 
-def test_followed_folders_dialog_lists_and_removes(qtbot, window, fake) -> None:
+def test_followed_folders_dialog_lists_and_removes(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices
+) -> None:
     fake.followed = [FollowedFolder("/data/papers", True, 12),
                      FollowedFolder("/media/usb/notes", False, 3)]
     dialog = window.show_folders()
     qtbot.waitUntil(lambda: dialog.folders_shown() == ["/data/papers", "/media/usb/notes"])
-    assert dialog.table.item(0, 1).text() == "12"
-    assert dialog.table.item(1, 2).text().startswith("missing")
+    assert item_text(dialog.table.item(0, 1)) == "12"
+    assert item_text(dialog.table.item(1, 2)).startswith("missing")
     assert not dialog.remove_button.isEnabled() and dialog.empty_label.isHidden()
     dialog.select(["/media/usb/notes"])
     assert dialog.remove_button.isEnabled()
@@ -257,7 +293,9 @@ def test_followed_folders_dialog_lists_and_removes(qtbot, window, fake) -> None:
     qtbot.waitUntil(lambda: not window.findChildren(FoldersDialog))
 
 
-def test_a_change_in_a_followed_folder_syncs_once_it_settles(qtbot, window, fake, tmp_path):
+def test_a_change_in_a_followed_folder_syncs_once_it_settles(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices, tmp_path: Path
+) -> None:
     fake.followed = [FollowedFolder(str(tmp_path), True, 0)]
     qtbot.waitUntil(lambda: fake.syncs == 1 and not window.writer.busy)
     window.library.watch_folders()
@@ -267,12 +305,15 @@ def test_a_change_in_a_followed_folder_syncs_once_it_settles(qtbot, window, fake
     qtbot.waitUntil(lambda: fake.syncs == 2, timeout=10000)
     qtbot.wait(2000)
     assert fake.syncs == 2
-    fake.ctx.settings.ingest.watch_folders = False
+    fake.settings = replace(fake.settings, ingest=replace(fake.settings.ingest,
+                                                          watch_folders=False))
     window.library.watch_folders()
     assert window.library.watcher.watched() == []
 
 
-def test_a_quiet_sync_with_nothing_to_read_shows_no_progress(qtbot, window, fake) -> None:
+def test_a_quiet_sync_with_nothing_to_read_shows_no_progress(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices
+) -> None:
     qtbot.waitUntil(lambda: fake.syncs == 1 and not window.writer.busy)
     shown = []
     with qtbot.waitSignal(window.library.ingest_finished, timeout=20000):
@@ -290,9 +331,12 @@ def test_a_quiet_sync_with_nothing_to_read_shows_no_progress(qtbot, window, fake
     assert "file 1 of 1" in window.task_progress.label.text()
 
 
-def test_a_file_left_for_later_brings_another_sync(qtbot, window, fake) -> None:
+def test_a_file_left_for_later_brings_another_sync(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices
+) -> None:
     qtbot.waitUntil(lambda: fake.syncs == 1 and not window.writer.busy)
-    fake.sync_extra = [FileOutcome("/x/big.pdf", Outcome.SKIPPED, BEING_WRITTEN)]
+    fake.sync_extra = [FileOutcome("/x/big.pdf", Outcome.SKIPPED, BEING_WRITTEN,
+                                   code=Reason.BEING_WRITTEN)]
     window.library.sync(quiet=True)
     qtbot.waitUntil(lambda: fake.syncs == 2)
     fake.sync_extra = []  # the copy has ended
@@ -301,7 +345,9 @@ def test_a_file_left_for_later_brings_another_sync(qtbot, window, fake) -> None:
     assert fake.syncs == 3
 
 
-def test_a_document_whose_file_went_away_is_marked_missing(qtbot, window, fake, tmp_path):
+def test_a_document_whose_file_went_away_is_marked_missing(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices, tmp_path: Path
+) -> None:
     pdf = make_pdf(tmp_path / "on-usb.pdf", SAMPLE_PAGES)
     ingest(qtbot, window, [pdf])
     model = window.library_panel.model
@@ -311,12 +357,13 @@ def test_a_document_whose_file_went_away_is_marked_missing(qtbot, window, fake, 
     qtbot.waitUntil(lambda: model.rows()[0].missing)
     status = model.index(0, 4)
     assert model.data(status) == "indexed, file missing"
-    assert "cannot be opened" in model.data(status, Qt.ItemDataRole.ToolTipRole)
+    assert "cannot be opened" in str(model.data(status, Qt.ItemDataRole.ToolTipRole))
     assert model.data(status, Qt.ItemDataRole.ForegroundRole) is not None
 
 
-def test_no_sync_at_start_when_the_setting_is_off(qtbot, fake) -> None:
-    fake.ctx.settings.ingest.sync_on_start = False
+def test_no_sync_at_start_when_the_setting_is_off(qtbot: QtBot, fake: FakeServices) -> None:
+    fake.settings = replace(fake.settings, ingest=replace(fake.settings.ingest,
+                                                          sync_on_start=False))
     win = MainWindow(fake, interactive=False)
     qtbot.addWidget(win)
     win.show()
@@ -326,7 +373,7 @@ def test_no_sync_at_start_when_the_setting_is_off(qtbot, fake) -> None:
     assert win.shutdown()
 
 
-def test_chats_are_restored_on_restart(qtbot, fake, tmp_path) -> None:
+def test_chats_are_restored_on_restart(qtbot: QtBot, fake: FakeServices, tmp_path: Path) -> None:
     make_pdf(tmp_path / "a.pdf", SAMPLE_PAGES)
     fake.ask("Earlier question?", fake.new_chat())
     win = MainWindow(fake, interactive=False)
@@ -341,7 +388,8 @@ def test_chats_are_restored_on_restart(qtbot, fake, tmp_path) -> None:
     assert win.shutdown()
 
 
-def test_settings_round_trip(qtbot, window, fake) -> None:
+def test_settings_round_trip(qtbot: QtBot, window: MainWindow, fake: FakeServices) -> None:
+    shown = fake.settings
     dialog = window.open_settings()
     dialog.top_k.setValue(9)
     dialog.context_size.setValue(4096)
@@ -351,18 +399,22 @@ def test_settings_round_trip(qtbot, window, fake) -> None:
     dialog.watch_folders.setChecked(False)
     shoot(dialog, "05-settings")
     dialog.accept()
-    saved = load_settings(fake.ctx.paths.settings_file)
+    saved = load_settings(fake.paths.settings_file)
     assert (saved.retrieval.top_k, saved.llm.context_size) == (9, 4096)
     assert saved.ingest.sync_on_start is False and saved.ingest.watch_folders is False
     assert window.library.watcher.watched() == []
     assert (saved.retrieval.reranker, saved.llm.gpu_layers) == ("none", "0")
-    assert fake.ctx.settings.retrieval.top_k == 9  # applied without restart
+    assert fake.settings == saved  # applied without restart, as a new object
+    assert shown == Settings()  # the settings the app had are left as they were
+    qtbot.waitUntil(lambda: fake.engine_resets == ["llm-worker"])  # context and GPU changed
     again = window.open_settings()
     assert again.top_k.value() == 9 and again.reranker.currentText() == "none"
     again.reject()
 
 
-def test_settings_reject_invalid_values(qtbot, window, fake) -> None:
+def test_settings_reject_invalid_values(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices
+) -> None:
     dialog = window.open_settings()
     dialog.gpu_layers.setCurrentText("lots")
     dialog.accept()
@@ -372,18 +424,21 @@ def test_settings_reject_invalid_values(qtbot, window, fake) -> None:
     dialog.gpu_layers.setCurrentText("auto")
     dialog.accept()
     assert "not a GGUF file" in dialog.error_label.text()
-    assert not fake.ctx.paths.settings_file.exists()
+    assert not fake.paths.settings_file.exists()
     dialog.reject()
 
 
-def test_worker_errors_reach_the_presenter(qtbot, window) -> None:
+def test_worker_errors_reach_the_presenter(qtbot: QtBot, window: MainWindow) -> None:
     window.chat.select_chat("missing")
     qtbot.waitUntil(lambda: bool(window.errors.history))
     error = window.errors.history[0]
-    assert error.message == "No chat missing" and error.hint == "pick another chat"
+    assert error.message == "No chat with id missing"
+    assert error.hint == "list chats in the GUI or start a new one"
 
 
-def test_library_context_menu_and_core(qtbot, window, fake, tmp_path) -> None:
+def test_library_context_menu_and_core(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices, tmp_path: Path
+) -> None:
     pdf = make_pdf(tmp_path / "observatory.pdf", SAMPLE_PAGES)
     ingest(qtbot, window, [pdf])
     rows = window.library_panel.model.rows()
@@ -393,7 +448,7 @@ def test_library_context_menu_and_core(qtbot, window, fake, tmp_path) -> None:
                       "Ask about this document only", "Pin as core"]
     menu.actions()[0].trigger()  # Open
     qtbot.waitUntil(lambda: window.viewer.location is not None)
-    assert (window.viewer.location.path, window.viewer.page_box.value()) == (str(pdf), 1)
+    assert (opened(window).path, window.viewer.page_box.value()) == (str(pdf), 1)
     assert window.viewer.stack.currentWidget() is window.viewer.pdf
     menu.actions()[5].trigger()
     qtbot.waitUntil(lambda: window.core_panel.docs.count() == 1)
@@ -407,25 +462,29 @@ def test_library_context_menu_and_core(qtbot, window, fake, tmp_path) -> None:
     qtbot.waitUntil(lambda: window.library_panel.model.rowCount() == 0)
 
 
-def test_questions_about_chosen_documents_only(qtbot, window, fake, tmp_path) -> None:
+def test_questions_about_chosen_documents_only(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices, tmp_path: Path
+) -> None:
     pdfs = [make_pdf(tmp_path / f"{n}.pdf", SAMPLE_PAGES) for n in ("observatory", "annex")]
     ingest(qtbot, window, pdfs)
     qtbot.waitUntil(lambda: window.library_panel.model.rowCount() == 2)
     rows = window.library_panel.model.rows()
     chosen = next(r for r in rows if r.path.endswith("annex.pdf"))
+    assert chosen.doc_id is not None
     assert not window.chat_pane.scope_label.isVisible()
     window.library_panel.scope_requested.emit([chosen])
     assert window.chat_pane.scope_label.text() == "Asking about: annex.pdf"
     model = window.library_panel.model
     fonts = {r.path: model.data(model.index(i, 0), Qt.ItemDataRole.FontRole)
              for i, r in enumerate(model.rows())}
-    assert fonts.pop(chosen.path).bold() and all(f is None for f in fonts.values())
+    bold = fonts.pop(chosen.path)
+    assert isinstance(bold, QFont) and bold.bold() and all(f is None for f in fonts.values())
     assert window.chat_pane.scope_button.isVisible()
     with qtbot.waitSignal(window.chat.answered, timeout=10000):
         window.chat_pane.question.setPlainText("When was the telescope completed?")
         window.chat_pane.ask_button.click()
     assert fake.scopes[-1] == DocScope(only=frozenset({chosen.doc_id}))
-    assert window.sources.topLevelItem(0).text(1) == "annex"
+    assert item_text(window.sources.topLevelItem(0), 1) == "annex"
     shoot(window, "09-scoped-question")
     window.chat_pane.scope_button.click()
     assert window.chat.scope.whole_library and not window.chat_pane.scope_label.isVisible()
@@ -440,7 +499,7 @@ def test_questions_about_chosen_documents_only(qtbot, window, fake, tmp_path) ->
     assert window.chat.scope.whole_library
 
 
-def test_closing_cancels_running_work(qtbot, fake, tmp_path) -> None:
+def test_closing_cancels_running_work(qtbot: QtBot, fake: FakeServices, tmp_path: Path) -> None:
     fake.reply = " ".join(["word"] * 5000)
     fake.token_delay = 0.01
     win = MainWindow(fake, interactive=False)
@@ -451,10 +510,12 @@ def test_closing_cancels_running_work(qtbot, fake, tmp_path) -> None:
     assert not win.llm._thread.isRunning()
 
 
-def test_model_settings_reload_the_engine(qtbot, window, fake) -> None:
-    assert fake.ctx.loaded("engine")
+def test_model_settings_reload_the_engine(
+    qtbot: QtBot, window: MainWindow, fake: FakeServices
+) -> None:
     dialog = window.open_settings()
     dialog.context_size.setValue(2048)
     dialog.accept()
-    qtbot.waitUntil(lambda: not fake.ctx.loaded("engine"))  # dropped on the LLM thread
-    assert fake.ctx.settings.llm.context_size == 2048
+    qtbot.waitUntil(lambda: fake.engine_resets == ["llm-worker"])  # closed on the LLM thread
+    assert fake.settings.llm.context_size == 2048
+    qtbot.waitUntil(lambda: not window.llm.busy)  # the engine info was loaded again after it

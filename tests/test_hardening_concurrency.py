@@ -34,7 +34,7 @@ raise SystemExit(main(["--data-dir", sys.argv[1], sys.argv[2], sys.argv[3]]))
 def fake_services(data_dir: Path, **extra: object) -> Services:
     overrides = {"embedder": HashEmbedder(), "token_counter": WordTokenCounter(), **extra}
     settings = Settings()
-    settings.retrieval.reranker = "none"
+    settings = settings.updated({"retrieval.reranker": "none"})
     return Services(build_context(str(data_dir), settings=settings, overrides=overrides))
 
 
@@ -131,7 +131,7 @@ def test_in_one_process_search_and_ask_run_during_an_ingestion(tmp_path: Path) -
         answer = services.ask("What do aardvarks eat?")
         assert {c.n for c in answer.citations} <= {p.n for p in answer.passages}
         answers += 1
-        assert _other_writer_refused(services) or not services.writer_lock.held
+        assert _other_writer_refused(services) or not services.ctx.writer_lock.held
     worker.join(timeout=120)
     assert not worker.is_alive() and not errors and answers > 0
     assert services.ingest([folder]).count(Outcome.UNCHANGED) == 7

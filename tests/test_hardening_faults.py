@@ -185,7 +185,7 @@ def test_partial_core_cache_files_from_a_killed_build_are_ignored_and_cleaned(
     from answer_helpers import AnswerServices, add_document
 
     settings = Settings(profile="tiny")
-    settings.llm.context_size, settings.llm.max_tokens = 4096, 16
+    settings = settings.updated({"llm.context_size": 4096, "llm.max_tokens": 16})
     overrides = {"embedder": HashEmbedder(), "token_counter": WordTokenCounter(),
                  "engine": tiny_chat_engine}
     ctx = build_context(str(data_dir), settings=settings, overrides=overrides)
@@ -207,5 +207,5 @@ def test_partial_core_cache_files_from_a_killed_build_are_ignored_and_cleaned(
         assert services.core_status().state == "ready"
         assert not partial.exists() and not orphan.exists()
     finally:
-        ctx.__dict__.pop("engine")
+        ctx.release("engine")
         ctx.close()

@@ -43,8 +43,8 @@ HOSTILE_REPLY = (
 
 def make_services(data_dir: Path, engine: Any) -> Services:
     settings = Settings(profile="tiny")
-    settings.retrieval.reranker = "none"
-    settings.llm.context_size, settings.llm.max_tokens = 4096, 48
+    settings = settings.updated({"retrieval.reranker": "none"})
+    settings = settings.updated({"llm.context_size": 4096, "llm.max_tokens": 48})
     overrides = {"embedder": HashEmbedder(), "vectors": InMemoryVectorIndex(),
                  "token_counter": WordTokenCounter(), "engine": engine}
     return Services(build_context(str(data_dir), settings=settings, overrides=overrides))
@@ -122,7 +122,7 @@ def real_model_services(
     services = make_services(tmp_path / "lib", tiny_chat_engine)
     services.ingest([library])
     yield services
-    services.ctx.__dict__.pop("engine")  # the session's engine is closed by its fixture
+    services.ctx.release("engine")  # the session's engine is closed by its fixture
     services.close()
 
 

@@ -256,9 +256,9 @@ def test_size_mismatch_from_listing_is_refused(hub: tuple[str, HubState], tmp_pa
 def registry(tmp_path: Path, endpoint: str, allow: bool) -> ModelRegistry:
     paths = AppPaths(tmp_path / "c", tmp_path / "d", tmp_path / "k", tmp_path / "models")
     settings = Settings()
-    settings.models.cross_encoder = REPO
-    settings.models.hub_endpoint = endpoint
-    settings.models.allow_downloads = allow
+    settings = settings.updated({"models.cross_encoder": REPO})
+    settings = settings.updated({"models.hub_endpoint": endpoint})
+    settings = settings.updated({"models.allow_downloads": allow})
     return ModelRegistry(paths, settings)
 
 

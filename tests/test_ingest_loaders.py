@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.domain import DocKind
+from desktop_rag.domain import DocKind, Reason
 from desktop_rag.ingest.loaders import SCANNED, load
 from desktop_rag.ingest.notes import load_markdown
 from desktop_rag.ingest.segments import LoadError, decode_text
@@ -97,29 +97,33 @@ def test_text_decoding_falls_back_and_says_so() -> None:
     fallback = ("héllo", "not valid UTF-8; read as Windows-1252")
     assert decode_text("héllo".encode("cp1252")) == fallback
     assert decode_text("hi".encode("utf-16"))[0] == "hi"
-    with pytest.raises(LoadError, match="binary"):
+    with pytest.raises(LoadError) as info:
         decode_text(b"\x00\x01\x02binary")
+    assert info.value.code is Reason.BINARY
 
 
 @pytest.mark.parametrize(
-    ("maker", "reason"),
+    ("maker", "code"),
     [
-        (lambda d: make_encrypted_pdf(d / "locked.pdf"), "password-protected"),
-        (lambda d: _write(d / "random.pdf", os.urandom(5000)), "corrupt"),
-        (lambda d: _write(d / "binary.md", b"\x00\x00\xff\xfe\x00binary"), "binary"),
+        (lambda d: make_encrypted_pdf(d / "locked.pdf"), Reason.ENCRYPTED),
+        (lambda d: _write(d / "random.pdf", os.urandom(5000)), Reason.CORRUPT),
+        (lambda d: _write(d / "binary.md", b"\x00\x00\xff\xfe\x00binary"), Reason.BINARY),
+        (lambda d: _write(d / "deep.html", b"<div>" * 5000), Reason.TOO_NESTED),
+        (lambda d: _write(d / "empty.epub", b""), Reason.EMPTY),
     ],
 )
-def test_bad_files_raise_a_clear_reason(tmp_path: Path, maker: object, reason: str) -> None:
+def test_bad_files_raise_a_clear_reason(tmp_path: Path, maker: object, code: Reason) -> None:
     path = maker(tmp_path)  # type: ignore[operator]
-    with pytest.raises(LoadError, match=reason):
+    with pytest.raises(LoadError) as info:
         loaded = load(path)
         list(loaded.segments)
+    assert info.value.code is code and info.value.reason
 
 
 def test_truncated_pdf_keeps_what_can_be_read_and_says_it_is_damaged(tmp_path: Path) -> None:
     source = make_pdf(tmp_path / "src.pdf", pages=5, known_page=1)
     loaded = load(make_truncated_pdf(tmp_path / "cut.pdf", source))
-    assert loaded.note is not None and "damaged" in loaded.note
+    assert loaded.note is not None and loaded.note_code is Reason.REPAIRED
     assert any(KNOWN in s.text for s in loaded.segments)
 
 
@@ -127,6 +131,7 @@ def test_scanned_pdf_has_no_segments_and_says_ocr_is_unavailable(tmp_path: Path)
     loaded = load(make_scanned_pdf(tmp_path / "scan.pdf"))
     assert list(loaded.segments) == []
     assert loaded.empty_reason == SCANNED and not loaded.empty_is_skip
+    assert loaded.empty_code is Reason.SCANNED
 
 
 def test_html_is_paged_through_pymupdf(tmp_path: Path) -> None:
@@ -142,7 +147,7 @@ def test_html_is_paged_through_pymupdf(tmp_path: Path) -> None:
 def test_unsupported_extension_is_a_skip(tmp_path: Path) -> None:
     with pytest.raises(LoadError) as info:
         load(_write(tmp_path / "photo.png", b"\x89PNG"))
-    assert info.value.skip
+    assert info.value.skip and info.value.code is Reason.UNSUPPORTED
 
 
 def _write(path: Path, data: bytes) -> Path:

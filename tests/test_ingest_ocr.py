@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from desktop_rag.config import IngestSettings, Settings
+from desktop_rag.domain import Reason
 from desktop_rag.ingest.loaders import NO_TEXT, SCANNED, load
 from desktop_rag.ingest.ocr import (
     MAX_OCR_PIXELS,
@@ -44,7 +46,7 @@ def test_scanned_page_is_read_by_ocr_with_line_boxes_where_the_text_is(
     segments = list(loaded.segments)
     text = " ".join(s.text for s in segments)
     assert "impeller of pump seven was replaced" in text and "1200 operating hours" in text
-    assert loaded.note == "text of 1 scanned page(s) read by OCR"
+    assert loaded.note == "text of 1 scanned page(s) read by OCR" and loaded.note_code is Reason.OCR
     (seg,) = [s for s in segments if "impeller" in s.text]
     (box,) = [ln.box for ln in seg.lines if "impeller" in _sliced(seg.text, seg.start, ln)]
     assert box.page == 1 and 60 <= box.x0 <= 80 and 125 <= box.y1 <= 150  # typed at y = 140
@@ -54,12 +56,14 @@ def test_without_ocr_a_scan_says_how_to_get_it(tmp_path: Path) -> None:
     loaded = load(make_image_scan_pdf(tmp_path / "scan.pdf", LINES), None)
     assert list(loaded.segments) == []
     assert loaded.empty_reason == SCANNED and "tesseract-ocr-eng" in SCANNED
+    assert loaded.empty_code is Reason.SCANNED
 
 
 @needs_tessdata
 def test_a_picture_without_images_is_not_sent_to_ocr(tmp_path: Path, ocr: OcrConfig) -> None:
     loaded = load(make_scanned_pdf(tmp_path / "drawing.pdf"), ocr)
     assert list(loaded.segments) == [] and loaded.empty_reason == NO_TEXT
+    assert loaded.empty_code is Reason.NO_TEXT
 
 
 def test_tessdata_is_found_from_the_setting_or_not_at_all(tmp_path: Path) -> None:
@@ -67,8 +71,7 @@ def test_tessdata_is_found_from_the_setting_or_not_at_all(tmp_path: Path) -> Non
     assert find_tessdata(str(tmp_path), "deu") == tmp_path
     assert find_tessdata(str(tmp_path), "deu+xyz") is None
     assert ocr_config(IngestSettings(ocr="off")) is None
-    settings = Settings().ingest
-    settings.tessdata, settings.ocr_language = str(tmp_path), "deu"
+    settings = replace(Settings().ingest, tessdata=str(tmp_path), ocr_language="deu")
     assert ocr_config(settings) == OcrConfig(tmp_path, "deu", 150)
 
 
@@ -81,7 +84,7 @@ def test_damaged_language_data_fails_the_scan_with_the_reason(tmp_path: Path) ->
     loaded = load(make_image_scan_pdf(tmp_path / "scan.pdf", LINES), OcrConfig(tmp_path))
     assert list(loaded.segments) == []
     assert loaded.empty_reason.startswith("no extractable text: looks scanned; OCR failed: ")
-    assert "Tesseract" in loaded.empty_reason
+    assert "Tesseract" in loaded.empty_reason and loaded.empty_code is Reason.OCR_FAILED
 
 
 def _multi_page_scan(tmp_path: Path, pages: int) -> Path:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.ingest.loaders import load
-from desktop_rag.ingest.titles import file_title, shown_title
+from desktop_rag.store.titles import file_title, shown_title
 
 MMLONGBENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "mmlongbench" / "documents"
 

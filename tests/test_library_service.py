@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.domain import DocStatus, Outcome
+from desktop_rag.domain import DocStatus, Outcome, Reason
 from desktop_rag.errors import LibraryInUseError, NotFoundError
-from desktop_rag.ingest.ocr import find_tessdata
+from desktop_rag.ingest.ocr import find_tessdata, ocr_config
 from desktop_rag.progress import CancelToken, ProgressEvent
 from desktop_rag.services import Services
 from desktop_rag.store.lock import WriterLock
@@ -173,7 +173,8 @@ def test_duplicate_content_is_skipped(services: Services, folder: Path) -> None:
     copy = next(o for o in report.outcomes if o.path.endswith("copy.pdf"))
     assert copy.outcome is Outcome.INDEXED  # sorted first, so it is the original here
     dup = next(o for o in report.outcomes if o.path.endswith("report.pdf"))
-    assert dup.outcome is Outcome.SKIPPED and dup.reason == f"duplicate of {folder / 'copy.pdf'}"
+    assert dup.outcome is Outcome.SKIPPED and dup.code is Reason.DUPLICATE
+    assert dup.reason == f"duplicate of {folder / 'copy.pdf'}"
 
 
 def test_remove_by_path_folder_and_id(services: Services, folder: Path) -> None:
@@ -183,7 +184,8 @@ def test_remove_by_path_folder_and_id(services: Services, folder: Path) -> None:
     assert [(o.outcome, o.doc_id) for o in removed] == [(Outcome.REMOVED, pdf.doc_id)]
     assert services.ctx.sparse.search("giraffe", 3) == []
     assert services.ctx.vectors.count() == len(services.ctx.catalog.chunk_ids([DocStatus.INDEXED]))
-    assert services.remove([folder / "nothing.pdf"])[0].outcome is Outcome.SKIPPED
+    (nothing,) = services.remove([folder / "nothing.pdf"])
+    assert (nothing.outcome, nothing.code) == (Outcome.SKIPPED, Reason.NOT_IN_LIBRARY)
     assert services.remove([folder])[0].outcome is Outcome.REMOVED
     assert services.list_documents() == []
     with pytest.raises(NotFoundError):
@@ -203,22 +205,22 @@ def test_bad_inputs_each_get_an_outcome_and_good_files_are_indexed(
     secret.chmod(0)
     report = services.ingest([folder, folder / "missing.pdf"])
     by_name = {Path(o.path).name: o for o in report.outcomes}
+    ocr_on = ocr_config(services.ctx.settings.ingest) is not None  # a drawing is no scan then
     expect = {
-        "locked.pdf": (Outcome.FAILED, "password-protected"),
-        "scan.pdf": (Outcome.FAILED, "no extractable text"),
-        "random.pdf": (Outcome.FAILED, "corrupt"),
-        "empty.md": (Outcome.SKIPPED, "empty file"),
-        "latin.txt": (Outcome.INDEXED, "Windows-1252"),
-        "image.png": (Outcome.SKIPPED, "unsupported file type"),
-        "missing.pdf": (Outcome.FAILED, "no such file"),
-        "report.pdf": (Outcome.INDEXED, None),
-        "garden.md": (Outcome.INDEXED, None),
+        "locked.pdf": (Outcome.FAILED, Reason.ENCRYPTED),
+        "scan.pdf": (Outcome.FAILED, Reason.NO_TEXT if ocr_on else Reason.SCANNED),
+        "random.pdf": (Outcome.FAILED, Reason.CORRUPT),
+        "empty.md": (Outcome.SKIPPED, Reason.EMPTY),
+        "latin.txt": (Outcome.INDEXED, Reason.DECODED),
+        "image.png": (Outcome.SKIPPED, Reason.UNSUPPORTED),
+        "missing.pdf": (Outcome.FAILED, Reason.NOT_FOUND),
+        "report.pdf": (Outcome.INDEXED, Reason.NONE),
+        "garden.md": (Outcome.INDEXED, Reason.NONE),
     }
     if os.geteuid() != 0:  # root reads anything
-        expect["secret.md"] = (Outcome.FAILED, "ermission denied")
-    for name, (outcome, reason) in expect.items():
-        assert by_name[name].outcome is outcome, (name, by_name[name])
-        assert reason is None or reason in (by_name[name].reason or ""), by_name[name]
+        expect["secret.md"] = (Outcome.FAILED, Reason.UNREADABLE)
+    for name, (outcome, code) in expect.items():
+        assert (by_name[name].outcome, by_name[name].code) == (outcome, code), by_name[name]
     assert report.failed and services.ctx.sparse.search("giraffe", 1)
     failed = {Path(d.path).name: d.error for d in services.list_documents() if d.error}
     assert "password-protected" in (failed["locked.pdf"] or "")
@@ -227,12 +229,12 @@ def test_bad_inputs_each_get_an_outcome_and_good_files_are_indexed(
 @needs_tessdata
 def test_a_scan_is_indexed_by_ocr_once_ocr_is_on(services: Services, tmp_path: Path) -> None:
     scan = make_image_scan_pdf(tmp_path / "scan.pdf", ["The giraffe enclosure opens at nine."])
-    services.ctx.settings.ingest.ocr = "off"
+    services.ctx.update_settings({"ingest.ocr": "off"})
     (off,) = services.ingest([scan]).outcomes
-    assert off.outcome is Outcome.FAILED and "OCR is not available" in (off.reason or "")
-    services.ctx.settings.ingest.ocr = "auto"
+    assert (off.outcome, off.code) == (Outcome.FAILED, Reason.SCANNED)
+    services.ctx.update_settings({"ingest.ocr": "auto"})
     (on,) = services.ingest([scan]).outcomes
-    assert on.outcome is Outcome.INDEXED and "read by OCR" in (on.reason or "")
+    assert (on.outcome, on.code) == (Outcome.INDEXED, Reason.OCR)
     (cid, _), *_ = services.ctx.sparse.search("giraffe enclosure", 1)
     chunk = services.get_chunks([cid])[cid]
     assert chunk.pages == (1,) and chunk.bboxes and "giraffe" in chunk.text

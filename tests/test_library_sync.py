@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.domain import FollowedFolder, Outcome
-from desktop_rag.ingest.planner import BEING_WRITTEN
+from desktop_rag.domain import FollowedFolder, Outcome, Reason
 from desktop_rag.progress import CancelToken, ProgressEvent
 from desktop_rag.services import Services
 from desktop_rag.services import library as library_module
-from desktop_rag.services.library import FILE_MISSING, FOLDER_EMPTY, FOLDER_MISSING
+from desktop_rag.services.library import FOLDER_EMPTY, FOLDER_MISSING
 from desktop_rag.store.followed import is_within
 from tests.ingest_docs import NOTE, make_pdf, write_note
 
@@ -41,8 +40,8 @@ def papers(tmp_path: Path) -> Path:
     return docs
 
 
-def by_name(report: object) -> dict[str, tuple[str, str | None]]:
-    return {Path(o.path).name: (o.outcome.value, o.reason)  # type: ignore[attr-defined]
+def by_name(report: object) -> dict[str, tuple[str, Reason]]:
+    return {Path(o.path).name: (o.outcome.value, o.code)  # type: ignore[attr-defined]
             for o in report.outcomes}  # type: ignore[attr-defined]
 
 
@@ -65,8 +64,8 @@ def test_an_ingested_folder_is_followed_and_a_sync_picks_up_new_changed_and_gone
     (papers / "report.pdf").unlink()
     report = services.sync()
     assert by_name(report) == {
-        "new.md": ("indexed", None), "garden.md": ("updated", None),
-        "report.pdf": ("removed", "file no longer exists"),
+        "new.md": ("indexed", Reason.NONE), "garden.md": ("updated", Reason.NONE),
+        "report.pdf": ("removed", Reason.FILE_GONE),
     }
     assert names(services) == {"new.md", "garden.md"}
     assert [h.chunk.path for h in services.search("heron nests", k=1).results] == [
@@ -92,10 +91,9 @@ def test_a_file_removed_from_a_followed_folder_stays_out_until_added_again(
     services.ingest([papers])
     services.remove([papers / "report.pdf"])
     report = services.sync()
-    assert by_name(report)["report.pdf"][0] == "skipped"
-    assert "removed from the library earlier" in str(by_name(report)["report.pdf"][1])
+    assert by_name(report)["report.pdf"] == ("skipped", Reason.REMOVED_BY_USER)
     assert names(services) == {"garden.md"}
-    assert by_name(services.ingest([papers]))["report.pdf"] == ("indexed", None)
+    assert by_name(services.ingest([papers]))["report.pdf"] == ("indexed", Reason.NONE)
     assert names(services) == {"garden.md", "report.pdf"}
     services.remove([papers / "report.pdf"])
     services.ingest([papers / "report.pdf"])  # the file itself, too
@@ -107,8 +105,8 @@ def test_removing_a_followed_folder_unfollows_it_and_forgets_its_removals(
 ) -> None:
     services.ingest([papers])
     services.remove([papers / "report.pdf"])
-    outcomes = {(Path(o.path).name, o.outcome, o.reason) for o in services.remove([papers])}
-    assert ("papers", Outcome.REMOVED, "folder no longer followed") in outcomes
+    outcomes = {(Path(o.path).name, o.outcome, o.code) for o in services.remove([papers])}
+    assert ("papers", Outcome.REMOVED, Reason.UNFOLLOWED) in outcomes
     assert services.followed_folders() == [] and services.list_documents() == []
     assert services.ctx.catalog.followed().removed_files() == set()
     assert services.sync().outcomes == ()
@@ -119,14 +117,15 @@ def test_unfollowing_a_folder_keeps_its_documents_and_stops_its_sync(
 ) -> None:
     services.ingest([papers])
     outcomes = services.unfollow([papers, papers.parent / "never-followed"])
-    assert [(Path(o.path).name, o.outcome) for o in outcomes] == [
-        ("papers", Outcome.REMOVED), ("never-followed", Outcome.SKIPPED)]
+    assert [(Path(o.path).name, o.outcome, o.code) for o in outcomes] == [
+        ("papers", Outcome.REMOVED, Reason.UNFOLLOWED),
+        ("never-followed", Outcome.SKIPPED, Reason.NOT_FOLLOWED)]
     assert services.followed_folders() == []
     assert names(services) == {"report.pdf", "garden.md"}
     write_note(papers / "later.md", "# Later\n\nNot followed any more.")
     (papers / "report.pdf").unlink()
     report = by_name(services.sync())
-    assert "later.md" not in report and report["report.pdf"] == ("skipped", FILE_MISSING)
+    assert "later.md" not in report and report["report.pdf"] == ("skipped", Reason.FILE_MISSING)
     assert names(services) == {"report.pdf", "garden.md"}
 
 
@@ -137,8 +136,8 @@ def test_a_missing_followed_folder_keeps_its_documents(
     unmounted = tmp_path / "elsewhere"
     papers.rename(unmounted)  # as if its drive were not mounted
     report = services.sync()
-    assert [(o.path, o.outcome, o.reason) for o in report.outcomes] == [
-        (str(papers), Outcome.SKIPPED, FOLDER_MISSING)
+    assert [(o.path, o.outcome, o.code, o.reason) for o in report.outcomes] == [
+        (str(papers), Outcome.SKIPPED, Reason.FOLDER_MISSING, FOLDER_MISSING)
     ]
     assert names(services) == {"report.pdf", "garden.md"}
     assert services.followed_folders() == [FollowedFolder(str(papers), False, 2)]
@@ -156,8 +155,8 @@ def test_an_emptied_followed_folder_keeps_its_documents(
     for entry in list(papers.iterdir()):
         entry.rename(aside / entry.name)
     report = services.sync()
-    assert [(o.path, o.outcome, o.reason) for o in report.outcomes] == [
-        (str(papers), Outcome.SKIPPED, FOLDER_EMPTY)
+    assert [(o.path, o.outcome, o.code, o.reason) for o in report.outcomes] == [
+        (str(papers), Outcome.SKIPPED, Reason.FOLDER_EMPTY, FOLDER_EMPTY)
     ]
     assert names(services) == {"report.pdf", "garden.md"}
     for entry in list(aside.iterdir()):
@@ -173,12 +172,12 @@ def test_a_file_still_being_written_waits_for_the_next_sync(
     monkeypatch.setattr(library_module, "SYNC_SETTLE_S", 2.0)
     services.ingest([papers])
     fresh = write_note(papers / "download.md", "# Download\n\nHalf of it so far")
-    assert by_name(services.sync())["download.md"] == ("skipped", BEING_WRITTEN)
+    assert by_name(services.sync())["download.md"] == ("skipped", Reason.BEING_WRITTEN)
     assert "download.md" not in names(services)
     os.utime(fresh, (time.time() - 10, time.time() - 10))  # the copy has ended
-    assert by_name(services.sync())["download.md"] == ("indexed", None)
+    assert by_name(services.sync())["download.md"] == ("indexed", Reason.NONE)
     newer = write_note(papers / "typed.md", "# Typed\n\nSaved just now.")
-    assert by_name(services.ingest([newer]))["typed.md"] == ("indexed", None)  # named: at once
+    assert by_name(services.ingest([newer]))["typed.md"] == ("indexed", Reason.NONE)  # at once
 
 
 def test_an_unreadable_followed_folder_keeps_its_documents(
@@ -213,7 +212,9 @@ def test_a_sync_rechecks_files_added_one_by_one(
     write_note(lone, "# Lone\n\nA note about kestrels and their hovering.")
     gone.unlink()
     report = services.sync()
-    assert by_name(report) == {"lone.md": ("updated", None), "gone.md": ("skipped", FILE_MISSING)}
+    assert by_name(report) == {
+        "lone.md": ("updated", Reason.NONE), "gone.md": ("skipped", Reason.FILE_MISSING)
+    }
     assert names(services) == {"lone.md", "gone.md"}  # kept: the file may come back
 
 

@@ -53,13 +53,13 @@ def test_user_gguf_overrides_profile(tmp_path: Path) -> None:
     mine = tmp_path / "mine.gguf"
     mine.write_bytes(b"GGUF")
     settings = Settings(profile="tiny")
-    settings.models.chat_model = str(mine)
+    settings = settings.updated({"models.chat_model": str(mine)})
     assert make_registry(tmp_path, settings).chat_model_path() == mine
 
 
 def test_missing_user_file_names_the_setting(tmp_path: Path) -> None:
     settings = Settings()
-    settings.models.chat_model = str(tmp_path / "gone.gguf")
+    settings = settings.updated({"models.chat_model": str(tmp_path / "gone.gguf")})
     with pytest.raises(ModelNotFoundError, match=r"models\.chat_model"):
         make_registry(tmp_path, settings).chat_model_path()
 
@@ -70,7 +70,7 @@ def test_cross_encoder_local_folder_and_unset(tmp_path: Path) -> None:
     folder = tmp_path / "ce"
     folder.mkdir()
     settings = Settings()
-    settings.models.cross_encoder = str(folder)
+    settings = settings.updated({"models.cross_encoder": str(folder)})
     assert make_registry(tmp_path, settings).cross_encoder_path() == folder
 
 

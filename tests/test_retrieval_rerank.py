@@ -10,14 +10,14 @@ from retrieval_fakes import tiny_cross_encoder
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.errors import ConfigError, ModelNotFoundError
-from desktop_rag.retrieval import rerank as rr
+from desktop_rag.services.rerankers import Rerankers
 
 __all__ = ["tiny_cross_encoder"]
 
 
 @pytest.fixture
 def ce_context(fake_context: AppContext, tiny_cross_encoder: Path) -> Iterator[AppContext]:
-    fake_context.settings.models.cross_encoder = str(tiny_cross_encoder)
+    fake_context.update_settings({"models.cross_encoder": str(tiny_cross_encoder)})
     yield fake_context
 
 
@@ -36,26 +36,28 @@ def test_cross_encoder_scores_pairs(tiny_cross_encoder: Path) -> None:
 def test_registry_offers_and_auto_picks_the_configured_cross_encoder(
     ce_context: AppContext,
 ) -> None:
-    assert rr.available_rerankers(ce_context)[:2] == ["none", "cross-encoder"]
-    assert rr.resolve_name("auto", ce_context) == "cross-encoder"
-    assert rr.resolve_name(None, ce_context) == "cross-encoder"  # settings say auto
-    assert rr.resolve_name("none", ce_context) == "none"
-    built = rr.build_reranker("cross-encoder", ce_context)
+    rerankers = Rerankers(ce_context)
+    assert rerankers.available()[:2] == ["none", "cross-encoder"]
+    assert rerankers.resolve("auto") == "cross-encoder"
+    assert rerankers.resolve(None) == "cross-encoder"  # settings say auto
+    assert rerankers.resolve("none") == "none"
+    built = rerankers.build("cross-encoder")
     assert built is not None and built.name == "cross-encoder"
-    assert rr.build_reranker("none", ce_context) is None
+    assert rerankers.build("none") is None
 
 
 def test_without_a_cross_encoder_auto_does_not_pick_it(fake_context: AppContext) -> None:
-    assert "cross-encoder" not in rr.available_rerankers(fake_context)
-    assert rr.resolve_name("auto", fake_context) in ("none", "llm")
+    rerankers = Rerankers(fake_context)
+    assert "cross-encoder" not in rerankers.available()
+    assert rerankers.resolve("auto") in ("none", "llm")
     with pytest.raises(ModelNotFoundError):
-        rr.build_reranker("cross-encoder", fake_context)
+        rerankers.build("cross-encoder")
     with pytest.raises(ConfigError):
-        rr.resolve_name("magic", fake_context)
+        rerankers.resolve("magic")
 
 
 def test_a_missing_cross_encoder_folder_is_not_offered(
     fake_context: AppContext, tmp_path: Path
 ) -> None:
-    fake_context.settings.models.cross_encoder = str(tmp_path / "nowhere")
-    assert "cross-encoder" not in rr.available_rerankers(fake_context)
+    fake_context.update_settings({"models.cross_encoder": str(tmp_path / "nowhere")})
+    assert "cross-encoder" not in Rerankers(fake_context).available()

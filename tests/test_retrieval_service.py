@@ -68,7 +68,7 @@ def test_a_scope_naming_a_path_outside_the_library_is_an_error(
 
 
 def test_cross_encoder_reranks_and_says_so(services: Services, tiny_cross_encoder: Path) -> None:
-    services.ctx.settings.models.cross_encoder = str(tiny_cross_encoder)
+    services.ctx.update_settings({"models.cross_encoder": str(tiny_cross_encoder)})
     plain = services.search("coolant radiator", k=3, rerank="none")
     reranked = services.search("coolant radiator", k=3, rerank="auto")
     assert reranked.reranker == "cross-encoder" and "rerank_ms" in reranked.timings_ms

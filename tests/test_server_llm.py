@@ -99,7 +99,7 @@ def test_the_factory_builds_the_server_engine(
 
     monkeypatch.setenv("DESKTOP_RAG_LLM_API_KEY", API_KEY)
     settings = Settings(profile="tiny")
-    settings.llm.backend, settings.llm.server_url = "server", server_url
+    settings = settings.updated({"llm.backend": "server", "llm.server_url": server_url})
     ctx = build_context(str(data_dir), settings=settings)
     try:
         engine = ctx.engine
@@ -137,9 +137,11 @@ def server_services(
 
     monkeypatch.setenv("DESKTOP_RAG_LLM_API_KEY", API_KEY)
     settings = Settings(profile="tiny")
-    settings.llm.backend, settings.llm.server_url = "server", server_url
-    settings.llm.context_size, settings.llm.max_tokens = 2048, 12
-    settings.retrieval.min_similarity, settings.retrieval.context_tokens = 0.0, 600
+    settings = settings.updated({"llm.backend": "server", "llm.server_url": server_url})
+    settings = settings.updated({"llm.context_size": 2048, "llm.max_tokens": 12})
+    settings = settings.updated(
+        {"retrieval.min_similarity": 0.0, "retrieval.context_tokens": 600}
+    )
     overrides = {"embedder": HashEmbedder(), "vectors": InMemoryVectorIndex(),
                  "token_counter": WordTokenCounter()}
     services = Services(build_context(str(data_dir), settings=settings, overrides=overrides))

@@ -1,4 +1,5 @@
-"""The Chroma adapter on a temporary folder (real chromadb)."""
+"""The vector index contract, run against the Chroma adapter on a temporary folder (real
+chromadb) and the in-memory fake the fast tests use: both must pass the same assertions."""
 
 from __future__ import annotations
 
@@ -10,12 +11,21 @@ import pytest
 from desktop_rag.config import StoreSettings
 from desktop_rag.domain import DocScope
 from desktop_rag.paths import resolve_paths
+from desktop_rag.protocols import VectorIndex
 from desktop_rag.store.vectors import ChromaVectorIndex, open_vector_index
+from desktop_rag.testing import InMemoryVectorIndex
 
 
 @pytest.fixture
-def index(tmp_path: Path) -> ChromaVectorIndex:
+def chroma(tmp_path: Path) -> ChromaVectorIndex:
     return open_vector_index(resolve_paths(tmp_path).ensure(), StoreSettings())
+
+
+@pytest.fixture(params=["chroma", "in-memory"])
+def index(request: pytest.FixtureRequest, tmp_path: Path) -> VectorIndex:
+    if request.param == "chroma":
+        return open_vector_index(resolve_paths(tmp_path).ensure(), StoreSettings())
+    return InMemoryVectorIndex()
 
 
 def unit(*values: float) -> np.ndarray:
@@ -23,7 +33,7 @@ def unit(*values: float) -> np.ndarray:
     return vec / np.linalg.norm(vec)
 
 
-def test_upsert_query_get_delete(index: ChromaVectorIndex) -> None:
+def test_upsert_query_get_delete(index: VectorIndex) -> None:
     vecs = np.stack([unit(1, 0, 0), unit(0, 1, 0), unit(1, 1, 0)])
     index.upsert(["a:0", "b:0", "c:0"], vecs, ["a", "b", "c"])
     found = index.query(unit(1, 0, 0), 2)
@@ -43,13 +53,14 @@ def test_upsert_query_get_delete(index: ChromaVectorIndex) -> None:
     assert index.all_ids() == {"c:0"}
 
 
-def test_query_on_an_empty_index(index: ChromaVectorIndex) -> None:
+def test_query_on_an_empty_index(index: VectorIndex) -> None:
     assert index.query(unit(1, 0, 0), 5) == []
 
 
 def test_a_small_scope_is_scored_here_like_chroma_scores_it(
-    index: ChromaVectorIndex, monkeypatch: pytest.MonkeyPatch
+    chroma: ChromaVectorIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    index = chroma
     rng = np.random.default_rng(3)
     vecs = rng.normal(size=(60, 3)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)

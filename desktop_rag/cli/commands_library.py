@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.cli.output import emit_json, open_services, say
-from desktop_rag.domain import Document, FileOutcome, IngestReport, Outcome
-from desktop_rag.ingest.segments import UNSUPPORTED
+from desktop_rag.domain import Document, FileOutcome, IngestReport, Outcome, Reason
 from desktop_rag.progress import CancelToken, ProgressEvent
 
 ORDER = [o.value for o in Outcome]
@@ -239,4 +238,4 @@ def _print_outcomes(outcomes: Sequence[FileOutcome]) -> None:
 
 
 def _unsupported(outcome: FileOutcome) -> bool:
-    return outcome.outcome is Outcome.SKIPPED and (outcome.reason or "").startswith(UNSUPPORTED)
+    return outcome.outcome is Outcome.SKIPPED and outcome.code is Reason.UNSUPPORTED

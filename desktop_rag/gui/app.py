@@ -7,13 +7,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from desktop_rag.gui.facade import GuiServices
-
-RESOURCES = Path(__file__).with_name("resources")
 log = logging.getLogger(__name__)
 
 
@@ -70,6 +64,8 @@ def install_qt_logging() -> None:
 def _set_identity(app: object) -> None:
     from PySide6.QtGui import QGuiApplication, QIcon
 
+    from desktop_rag.gui.bundled import RESOURCES
+
     QGuiApplication.setOrganizationName("desktop-rag")
     QGuiApplication.setApplicationName("desktop-rag")
     QGuiApplication.setApplicationDisplayName("Desktop RAG")
@@ -77,18 +73,12 @@ def _set_identity(app: object) -> None:
     _ = app
 
 
-def open_services(data_dir: str | None, profile: str | None) -> GuiServices:
-    from desktop_rag.bootstrap import build_context
-    from desktop_rag.services import Services
-
-    return Services(build_context(data_dir, profile))
-
-
 def run_window(data_dir: str | None, profile: str | None) -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from desktop_rag.errors import DesktopRagError
+    from desktop_rag.gui.launch import open_services
     from desktop_rag.gui.main_window import MainWindow
 
     chosen = data_dir or str(QSettings().value("data_dir", "") or "") or None

@@ -6,7 +6,6 @@ import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -18,86 +17,78 @@ from desktop_rag.gui.facade import GuiServices
 from desktop_rag.gui.library_model import LibraryRow
 from desktop_rag.gui.render import CITE, TurnView
 from desktop_rag.gui.workers import Job, SerialWorker
+from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
+from desktop_rag.services.ports import EngineInfo
 
 log = logging.getLogger(__name__)
 
 
-def chat_pairs(chats: Sequence[Any]) -> list[tuple[str, str]]:
-    """(chat_id, title) from the facade's chat summaries."""
-    return [(str(_attr(c, "chat_id", "id")), str(_attr(c, "title", "name") or "")) for c in chats]
+def chat_pairs(chats: Sequence[ChatSummary]) -> list[tuple[str, str]]:
+    """(chat_id, title) of the facade's chat summaries, for the chat picker."""
+    return [(c.chat_id, c.title) for c in chats]
 
 
-def turn_views(history: Sequence[Any]) -> list[TurnView]:
-    """Past turns as TurnViews; accepts question/answer records or role/content messages."""
+def turn_views(history: Sequence[ChatTurn]) -> list[TurnView]:
+    """Past turns as TurnViews: each assistant message answers the user message before it."""
     turns: list[TurnView] = []
     pending = ""
     for item in history:
-        if _attr(item, "question") is not None:
-            turns.append(_turn_from_record(item))
-        elif _attr(item, "role") == "user":
-            pending = str(_attr(item, "content"))
-        elif _attr(item, "role") == "assistant":
+        if item.role == "user":
+            pending = item.content
+        elif item.role == "assistant":
             turns.append(_restored_answer(pending, item))
             pending = ""
     return turns
 
 
-def _restored_answer(question: str, item: Any) -> TurnView:
+def _restored_answer(question: str, item: ChatTurn) -> TurnView:
     """A stored answer; a citation without its [n] in the text counts as inferred (chat files
     from before the flag was stored do not say)."""
-    text, cited = str(_attr(item, "content")), list(_attr(item, "citations") or ())
-    marked = {int(n) for group in CITE.findall(text) for n in group.split(",")}
-    return TurnView(question, text, refused=bool(_attr(item, "refused")),
+    marked = {int(n) for group in CITE.findall(item.content) for n in group.split(",")}
+    cited = item.citations
+    return TurnView(question, item.content, refused=item.refused,
                     citations=tuple(int(c["n"]) for c in cited),
                     inferred=tuple(int(c["n"]) for c in cited
                                    if c.get("inferred") or int(c["n"]) not in marked))  # fmt: skip
 
 
-def cited_chunks(history: Sequence[Any], chunks: dict[str, Chunk]) -> dict[int, dict[int, Chunk]]:
+def _answers(history: Sequence[ChatTurn]) -> list[ChatTurn]:
+    """The assistant messages, in order: turn n of the chat pane is the n-th of them."""
+    return [item for item in history if item.role == "assistant"]
+
+
+def cited_chunks(
+    history: Sequence[ChatTurn], chunks: dict[str, Chunk]
+) -> dict[int, dict[int, Chunk]]:
     """Turn index -> citation number -> chunk, for the stored citations of past answers whose
     chunks are still in the library (what a click on [n] in a restored chat opens)."""
     out: dict[int, dict[int, Chunk]] = {}
-    for turn, item in enumerate(i for i in history if _attr(i, "role") == "assistant"):
-        found = {int(c["n"]): chunks[c["chunk_id"]] for c in _attr(item, "citations") or ()
+    for turn, item in enumerate(_answers(history)):
+        found = {int(c["n"]): chunks[c["chunk_id"]] for c in item.citations
                  if c.get("chunk_id") in chunks}  # fmt: skip
         if found:
             out[turn] = found
     return out
 
 
-def stored_evidence(history: Sequence[Any]) -> dict[int, dict[int, Evidence]]:
+def stored_evidence(history: Sequence[ChatTurn]) -> dict[int, dict[int, Evidence]]:
     """Turn index -> citation number -> its best stored evidence (chats saved before evidence
     was stored have none; a click then shows the whole passage)."""
     out: dict[int, dict[int, Evidence]] = {}
-    for turn, item in enumerate(i for i in history if _attr(i, "role") == "assistant"):
-        for c in _attr(item, "citations") or ():
+    for turn, item in enumerate(_answers(history)):
+        for c in item.citations:
             if c.get("evidence"):
                 out.setdefault(turn, {})[int(c["n"])] = Evidence.from_record(c["evidence"][0])
     return out
 
 
-def _turn_from_record(item: Any) -> TurnView:
-    answer = _attr(item, "answer")
-    if isinstance(answer, Answer):
-        return TurnView(answer.question, answer.answer, refused=answer.refused,
-                        unsupported=answer.unsupported_sentences)
-    return TurnView(str(_attr(item, "question")), str(answer or ""),
-                    refused=bool(_attr(item, "refused")),
-                    unsupported=tuple(_attr(item, "unsupported_sentences") or ()))
-
-
-def _attr(obj: Any, *names: str) -> Any:
-    for name in names:
-        if isinstance(obj, dict) and name in obj:
-            return obj[name]
-        if hasattr(obj, name):
-            return getattr(obj, name)
-    return None
+History = tuple[list[ChatTurn], dict[int, dict[int, Chunk]]]  # turns, cited chunks by turn and n
+AskJob = Job[Answer, str | AnswerStage]  # reports pieces of the answer and its stages
 
 
 class ChatController(QObject):
     answered = Signal(object)  # Answer
-    engine_state = Signal(dict)  # engine_info()
+    engine_state = Signal(dict)  # EngineInfo
     ttft = Signal(float)  # ms, measured at the GUI from question to first token
     retrieved = Signal(object)  # tuple[Passage, ...] of the pending answer, once retrieved
     open_chunk = Signal(object, object)  # Chunk, Evidence | None
@@ -109,7 +100,7 @@ class ChatController(QObject):
         self.pane = pane
         self.llm = llm
         self.chat_id: str | None = None
-        self.job: Job | None = None
+        self.job: AskJob | None = None
         self._asked_at = 0.0
         self.restored_evidence: dict[int, dict[int, Evidence]] = {}
         self._first_token_at: float | None = None
@@ -125,18 +116,21 @@ class ChatController(QObject):
     # ---- start-up -----------------------------------------------------------------------
     def restore(self) -> None:
         """Loads the chat list and opens the newest chat (on the LLM worker)."""
-        self.llm.submit("chats", lambda _j: list(self.services.list_chats()),
+        self.llm.submit("chats", lambda _j: self.services.list_chats(),
                         on_done=self._chats_loaded)
 
-    def _chats_loaded(self, chats: object) -> None:
-        pairs = chat_pairs(chats if isinstance(chats, list) else [])
+    def _chats_loaded(self, chats: list[ChatSummary]) -> None:
+        pairs = chat_pairs(chats)
         if pairs and self.chat_id is None:
             self.select_chat(pairs[0][0])
         self.pane.set_chats(pairs, self.chat_id)
 
     def load_engine_info(self) -> None:
         self.llm.submit("engine", lambda _j: self.services.engine_info(),
-                        on_done=lambda info: self.engine_state.emit(dict(info or {})))
+                        on_done=self._engine_loaded)
+
+    def _engine_loaded(self, info: EngineInfo) -> None:
+        self.engine_state.emit(info)
 
     # ---- chats --------------------------------------------------------------------------
     def new_chat(self) -> None:
@@ -144,8 +138,8 @@ class ChatController(QObject):
             self.stop()
         self.llm.submit("new-chat", lambda _j: self.services.new_chat(), on_done=self._opened)
 
-    def _opened(self, chat_id: object) -> None:
-        self.chat_id = str(chat_id)
+    def _opened(self, chat_id: str) -> None:
+        self.chat_id = chat_id
         self.pane.show_turns([])
         self.restore()
 
@@ -154,14 +148,14 @@ class ChatController(QObject):
         self.llm.submit("history", lambda _j: self._history(chat_id),
                         on_done=lambda h: self._show_history(chat_id, h))
 
-    def _history(self, chat_id: str) -> tuple[list[Any], dict[int, dict[int, Chunk]]]:
+    def _history(self, chat_id: str) -> History:
         """The chat's turns and the chunks their citations point at (on the worker)."""
-        history = list(self.services.chat_history(chat_id))
-        ids = [str(c["chunk_id"]) for t in history for c in _attr(t, "citations") or ()]
+        history = self.services.chat_history(chat_id)
+        ids = [str(c["chunk_id"]) for t in history for c in t.citations]
         return history, cited_chunks(history, self.services.get_chunks(ids) if ids else {})
 
-    def _show_history(self, chat_id: str, loaded: object) -> None:
-        if chat_id != self.chat_id or not isinstance(loaded, tuple):
+    def _show_history(self, chat_id: str, loaded: History) -> None:
+        if chat_id != self.chat_id:
             return  # a history that arrives after a switch
         history, cited = loaded
         self.pane.show_turns(turn_views(history), cited)
@@ -180,7 +174,7 @@ class ChatController(QObject):
         if self.scope.only is not None:
             self.set_scope([r for r in rows if r.doc_id in self.scope.only])
 
-    def ask(self, question: str) -> Job:
+    def ask(self, question: str) -> AskJob:
         self.pane.begin_answer(question)
         self._asked_at, self._first_token_at = time.perf_counter(), None
         self._retrieved_shown = False
@@ -199,7 +193,7 @@ class ChatController(QObject):
         if self.job is not None:
             self.job.cancel.cancel()
 
-    def _progress(self, payload: object) -> None:
+    def _progress(self, payload: str | AnswerStage) -> None:
         """Stages and pieces of text share the job's report channel, in the order they came."""
         if isinstance(payload, AnswerStage):
             self._stage(payload)
@@ -212,18 +206,15 @@ class ChatController(QObject):
             self._retrieved_shown = True
             self.retrieved.emit(stage.passages)
 
-    def _token(self, token: object) -> None:
+    def _token(self, token: str) -> None:
         if self._first_token_at is None:
             self._first_token_at = time.perf_counter()
             self.ttft.emit((self._first_token_at - self._asked_at) * 1000)
-        self.pane.append_token(str(token))
+        self.pane.append_token(token)
 
-    def _answered(self, answer: object) -> None:
+    def _answered(self, answer: Answer) -> None:
         stopped = self.job is not None and self.job.cancel.cancelled
         self.job = None
-        if not isinstance(answer, Answer):
-            self.pane.fail_answer("No answer was returned.")
-            return
         new_chat = answer.chat_id is not None and answer.chat_id != self.chat_id
         self.chat_id = answer.chat_id or self.chat_id
         self.pane.finish_answer(answer, "Stopped." if stopped else "")
@@ -231,7 +222,7 @@ class ChatController(QObject):
         if new_chat:
             self.restore()
 
-    def _failed(self, exc: Exception) -> None:
+    def _failed(self, exc: BaseException) -> None:
         self.job = None
         if isinstance(exc, CancelledError):
             self.pane.fail_answer("Stopped.")

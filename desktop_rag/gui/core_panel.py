@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -17,48 +14,17 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.progress import ProgressEvent
+from desktop_rag.services.core import CoreDoc, CoreState, CoreStatus
 
 STATE_TEXT = {
-    "ready": "ready",
-    "stale": "stale \u2014 rebuild to use the pinned documents",
-    "building": "building\u2026",
-    "empty": "no documents pinned",
-    "missing": "not built yet",
-    "server-cache": "kept by the LLM server (its prompt cache)",
-    "uncached": "not cached (this model keeps no saved state)",
+    CoreState.READY: "ready",
+    CoreState.STALE: "stale \u2014 rebuild to use the pinned documents",
+    CoreState.BUILDING: "building\u2026",
+    CoreState.EMPTY: "no documents pinned",
+    CoreState.MISSING: "not built yet",
+    CoreState.SERVER_CACHE: "kept by the LLM server (its prompt cache)",
+    CoreState.UNCACHED: "not cached (this model keeps no saved state)",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class CoreView:
-    docs: tuple[tuple[str, int], ...] = field(default=())  # (title, tokens)
-    total: int = 0
-    budget: int = 0
-    state: str = "empty"
-
-
-def core_view(status: Any) -> CoreView:
-    """Reads the facade's CoreStatus into what the panel shows."""
-    docs = tuple((_title(d), int(_first(d, "tokens", "token_count", default=0)))
-                 for d in _first(status, "docs", "documents", default=()))
-    total = int(_first(status, "total_tokens", "total", default=sum(t for _, t in docs)))
-    budget = int(_first(status, "budget_tokens", "budget", default=0))
-    state = str(getattr(_first(status, "state", default="empty"), "value",
-                        _first(status, "state", default="empty")))
-    return CoreView(docs, total, budget, state)
-
-
-def _first(obj: Any, *names: str, default: Any) -> Any:
-    for name in names:
-        if isinstance(obj, dict) and name in obj:
-            return obj[name]
-        if hasattr(obj, name):
-            return getattr(obj, name)
-    return default
-
-
-def _title(doc: Any) -> str:
-    return str(_first(doc, "title", "path", "doc_id", default="?"))
 
 
 class CorePanel(QWidget):
@@ -81,22 +47,33 @@ class CorePanel(QWidget):
         layout.addWidget(self.docs, 1)
         layout.addWidget(self.usage)
         layout.addWidget(self.state_label)
-        self.show_status(CoreView())
+        self._show_docs(())
+        self._show_usage(0, 0)
+        self._show_state(CoreState.EMPTY, pinned=False)
 
-    def show_status(self, view: CoreView) -> None:
+    def show_status(self, status: CoreStatus) -> None:
+        """The facade's core status, as it is: pinned documents, tokens, cache state."""
+        self._show_docs(status.docs)
+        self._show_usage(status.total_tokens, status.budget)
+        self._show_state(status.state, pinned=bool(status.docs))
+
+    def _show_docs(self, docs: tuple[CoreDoc, ...]) -> None:
         self.docs.clear()
-        for title, tokens in view.docs:
-            self.docs.addItem(f"{title} \u2014 {tokens:,} tokens")
-        self.usage.setRange(0, max(view.budget, 1))
-        self.usage.setValue(min(view.total, max(view.budget, 1)))
-        over = view.budget and view.total > view.budget
-        self.usage.setStyleSheet("QProgressBar::chunk { background: #c62828; }" if over else "")
-        self.state_label.setText(f"Cache: {STATE_TEXT.get(view.state, view.state)}")
-        self.rebuild_button.setEnabled(bool(view.docs) and view.state != "building")
+        for doc in docs:
+            self.docs.addItem(f"{doc.title} \u2014 {doc.tokens:,} tokens")
 
-    def show_progress(self, event: object) -> None:
-        if not isinstance(event, ProgressEvent):
-            return
+    def _show_usage(self, total: int, budget: int) -> None:
+        """The token bar, red when the pinned documents exceed the budget."""
+        self.usage.setRange(0, max(budget, 1))
+        self.usage.setValue(min(total, max(budget, 1)))
+        over = budget and total > budget
+        self.usage.setStyleSheet("QProgressBar::chunk { background: #c62828; }" if over else "")
+
+    def _show_state(self, state: CoreState, pinned: bool) -> None:
+        self.state_label.setText(f"Cache: {STATE_TEXT[state]}")
+        self.rebuild_button.setEnabled(pinned and state is not CoreState.BUILDING)
+
+    def show_progress(self, event: ProgressEvent) -> None:
         done = f" {event.done}/{event.total}" if event.total else ""
         self.state_label.setText(f"Cache: building\u2026{done}")
         self.rebuild_button.setEnabled(False)

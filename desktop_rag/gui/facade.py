@@ -1,12 +1,18 @@
-"""The part of the service facade the GUI calls, as a Protocol (real Services or a test fake)."""
+"""The part of the service facade the GUI calls, as a Protocol (real Services or a test fake).
+
+Every member returns the real domain types, so the GUI reads their fields directly and mypy
+checks both the real facade and the test fake against this one description. The application
+context stays behind it: the GUI asks for settings, the data folder, a settings change, an
+engine reset and a warm-up, never for the context's parts.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from desktop_rag.bootstrap import AppContext
+from desktop_rag.config import Settings
 from desktop_rag.domain import (
     Answer,
     AnswerStage,
@@ -17,12 +23,35 @@ from desktop_rag.domain import (
     FollowedFolder,
     IngestReport,
 )
+from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
 from desktop_rag.progress import CancelToken, ProgressCallback
+from desktop_rag.services.core import CoreStatus
+from desktop_rag.services.ports import EngineInfo
 
 
 class GuiServices(Protocol):
-    ctx: AppContext
+    # ---- settings and resources ----------------------------------------------------------
+    @property
+    def settings(self) -> Settings:
+        """The current settings (frozen: a change replaces them through `apply_settings`)."""
+        ...
 
+    @property
+    def data_dir(self) -> Path: ...
+
+    def apply_settings(self, new: Settings) -> bool:
+        """Saves and applies `new`; True when the chat model changed (then `reset_engine`)."""
+        ...
+
+    def reset_engine(self) -> None:
+        """Closes the chat model and what holds it (on the LLM worker)."""
+        ...
+
+    def warm_up(self) -> None:
+        """Loads the embedder and the vector store ahead of first use (logs its failures)."""
+        ...
+
+    # ---- library -------------------------------------------------------------------------
     def ingest(
         self,
         paths: Sequence[str | Path],
@@ -52,6 +81,7 @@ class GuiServices(Protocol):
 
     def save_note(self, title: str, text: str) -> IngestReport: ...
 
+    # ---- answers -------------------------------------------------------------------------
     def ask(
         self,
         question: str,
@@ -65,20 +95,21 @@ class GuiServices(Protocol):
 
     def new_chat(self) -> str: ...
 
-    def list_chats(self) -> Sequence[Any]: ...
+    def list_chats(self) -> list[ChatSummary]: ...
 
-    def chat_history(self, chat_id: str) -> Sequence[Any]: ...
+    def chat_history(self, chat_id: str) -> list[ChatTurn]: ...
 
-    def engine_info(self) -> dict[str, Any]: ...
+    def engine_info(self) -> EngineInfo: ...
 
-    def core_add(self, paths: Sequence[str | Path]) -> Any: ...
+    # ---- core ----------------------------------------------------------------------------
+    def core_add(self, paths: Sequence[str | Path]) -> CoreStatus: ...
 
-    def core_remove(self, paths: Sequence[str | Path]) -> Any: ...
+    def core_remove(self, paths: Sequence[str | Path]) -> CoreStatus: ...
 
-    def core_status(self) -> Any: ...
+    def core_status(self) -> CoreStatus: ...
 
     def core_build(
         self, progress: ProgressCallback = ..., cancel: CancelToken | None = None
-    ) -> Any: ...
+    ) -> CoreStatus: ...
 
     def close(self) -> None: ...

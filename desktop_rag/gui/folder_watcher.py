@@ -23,9 +23,9 @@ class FolderWatcher(QObject):
         self._quiet = QTimer(self, singleShot=True, interval=settle_ms)
         self._quiet.timeout.connect(self.settled)
 
-    def watch(self, folders: object) -> None:
-        """Watches exactly `folders` (a list of paths) from now on."""
-        wanted = {str(f) for f in folders} if isinstance(folders, list) else set()
+    def watch(self, folders: Sequence[str]) -> None:
+        """Watches exactly `folders` from now on."""
+        wanted = set(folders)
         current = set(self._watcher.directories())
         if current - wanted:
             self._watcher.removePaths(sorted(current - wanted))

@@ -88,10 +88,7 @@ class FoldersDialog(QDialog):
     def reload(self) -> None:
         self._load()
 
-    def set_folders(self, folders: object) -> None:
-        rows = [f for f in folders if isinstance(f, FollowedFolder)] if isinstance(
-            folders, list
-        ) else []
+    def set_folders(self, rows: Sequence[FollowedFolder]) -> None:
         self.table.setRowCount(len(rows))
         for n, folder in enumerate(rows):
             self._set_row(n, folder)

@@ -12,7 +12,14 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
-from desktop_rag.domain import Document, FileOutcome, IngestReport, Outcome
+from desktop_rag.domain import (
+    Document,
+    FileOutcome,
+    FollowedFolder,
+    IngestReport,
+    Outcome,
+    Reason,
+)
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.gui.folder_watcher import FolderWatcher
 from desktop_rag.gui.folders_dialog import FoldersDialog
@@ -20,11 +27,10 @@ from desktop_rag.gui.library_model import merge_rows
 from desktop_rag.gui.library_panel import LibraryPanel
 from desktop_rag.gui.progress_bar import TaskProgress
 from desktop_rag.gui.workers import Job, SerialWorker
-from desktop_rag.ingest.planner import BEING_WRITTEN
 from desktop_rag.progress import ProgressEvent
-from desktop_rag.services.library import FOLDER_EMPTY, FOLDER_MISSING
 
 log = logging.getLogger(__name__)
+IndexingJob = Job[IngestReport, ProgressEvent]  # an ingestion or a sync
 CHANGES = frozenset({Outcome.INDEXED, Outcome.UPDATED, Outcome.MOVED, Outcome.REMOVED})
 
 
@@ -45,7 +51,8 @@ def with_missing(docs: list[Document]) -> tuple[list[Document], frozenset[str]]:
 
 def unavailable_folders(report: IngestReport) -> list[str]:
     """The followed folders a sync found missing or empty (a drive not mounted?)."""
-    return [o.path for o in report.outcomes if o.reason in (FOLDER_MISSING, FOLDER_EMPTY)]
+    return [o.path for o in report.outcomes
+            if o.code in (Reason.FOLDER_MISSING, Reason.FOLDER_EMPTY)]
 
 
 class LibraryController(QObject):
@@ -69,7 +76,7 @@ class LibraryController(QObject):
         self.reader = reader
         self.failures: dict[str, FileOutcome] = {}
         self.documents: list[Document] = []
-        self._indexing: list[Job] = []  # ingestions and syncs not yet ended
+        self._indexing: list[IndexingJob] = []  # ingestions and syncs not yet ended
         self._told_unavailable: set[str] = set()  # followed folders said to be missing
         self._refresh_timer = QTimer(self, singleShot=True, interval=250)
         self._refresh_timer.timeout.connect(self.refresh)
@@ -84,13 +91,13 @@ class LibraryController(QObject):
         self.reader.submit("list", lambda _job: with_missing(self.services.list_documents()),
                            on_done=self._show_documents)
 
-    def _show_documents(self, listed: object) -> None:
-        docs, missing = listed if isinstance(listed, tuple) else ([], frozenset())
-        self.documents = list(docs)
+    def _show_documents(self, listed: tuple[list[Document], frozenset[str]]) -> None:
+        docs, missing = listed
+        self.documents = docs
         self.panel.set_rows(merge_rows(self.documents, list(self.failures.values()), missing))
         self.changed.emit()
 
-    def ingest(self, paths: Sequence[str]) -> Job | None:
+    def ingest(self, paths: Sequence[str]) -> IndexingJob | None:
         paths = [str(Path(p)) for p in paths]
         if not paths:
             return None
@@ -99,7 +106,7 @@ class LibraryController(QObject):
             "ingest", lambda j: self.services.ingest(paths, progress=j.report, cancel=j.cancel)
         )
 
-    def sync(self, quiet: bool = False) -> Job:
+    def sync(self, quiet: bool = False) -> IndexingJob:
         """Catches up with the followed folders in the background. `quiet` (the check at start,
         a watched change): the progress strip shows only once files are read, and the status
         bar says only what is news."""
@@ -110,8 +117,8 @@ class LibraryController(QObject):
         )
 
     def _submit_indexing(
-        self, name: str, work: Callable[[Job], object], quiet: bool = False
-    ) -> Job:
+        self, name: str, work: Callable[[IndexingJob], IngestReport], quiet: bool = False
+    ) -> IndexingJob:
         """Runs an ingestion or sync on the index writer; the progress strip stays until the
         last of them ends, and Cancel stops them all."""
         job = self.writer.submit(
@@ -124,7 +131,7 @@ class LibraryController(QObject):
     def watch_folders(self) -> None:
         """Starts (or updates) watching the followed folders and the folders below them, when
         the settings allow it (`ingest.watch_folders`)."""
-        if not self.services.ctx.settings.ingest.watch_folders:
+        if not self.services.settings.ingest.watch_folders:
             self.watcher.watch([])
             return
         self.reader.submit("watch-list", lambda _j: self.services.folders_to_watch(),
@@ -134,33 +141,33 @@ class LibraryController(QObject):
         for job in self._indexing:
             job.cancel.cancel()
 
-    def _indexing_ended(self, job: Job | None) -> None:
+    def _indexing_ended(self, job: IndexingJob | None) -> None:
         if job in self._indexing:
             self._indexing.remove(job)
         if not self._indexing:
             self.progress.finish()
 
-    def _on_progress(self, payload: object) -> None:
-        if isinstance(payload, ProgressEvent):
-            if payload.stage == "embed" and self.progress.isHidden():  # a quiet sync has work
-                self.progress.start("Updating the library from its folders\u2026")
-            self.progress.update_progress(payload)
-            if payload.stage == "file-done" and not self._refresh_timer.isActive():
-                self._refresh_timer.start()
+    def _on_progress(self, event: ProgressEvent) -> None:
+        if event.stage == "embed" and self.progress.isHidden():  # a quiet sync has work
+            self.progress.start("Updating the library from its folders\u2026")
+        self.progress.update_progress(event)
+        if event.stage == "file-done" and not self._refresh_timer.isActive():
+            self._refresh_timer.start()
 
-    def _ingested(self, report: object, job: Job | None = None, quiet: bool = False) -> None:
+    def _ingested(
+        self, report: IngestReport, job: IndexingJob | None = None, quiet: bool = False
+    ) -> None:
         self._indexing_ended(job)
-        if isinstance(report, IngestReport):
-            if not quiet or self._news_in(report):
-                self.message.emit(summarize(report))
-            self._record(report.outcomes)
-            self.ingest_finished.emit(report)
-            self.watch_folders()  # a new folder, or new sub-folders
-            if any(o.reason == BEING_WRITTEN for o in report.outcomes):
-                self.watcher.poke()  # read it once it has been left alone
+        if not quiet or self._news_in(report):
+            self.message.emit(summarize(report))
+        self._record(report.outcomes)
+        self.ingest_finished.emit(report)
+        self.watch_folders()  # a new folder, or new sub-folders
+        if any(o.code is Reason.BEING_WRITTEN for o in report.outcomes):
+            self.watcher.poke()  # read it once it has been left alone
         self.refresh()
 
-    def _ingest_failed(self, exc: Exception, job: Job) -> None:
+    def _ingest_failed(self, exc: BaseException, job: IndexingJob) -> None:
         self._indexing_ended(job)
         self.writer.error.emit(exc)
         self.refresh()
@@ -198,7 +205,7 @@ class LibraryController(QObject):
 
     def show_folders(self, parent: QWidget, add_folder: Callable[[], None]) -> FoldersDialog:
         """The followed folders (non-modal; its list follows the library's changes)."""
-        def show(folders: object) -> None:
+        def show(folders: list[FollowedFolder]) -> None:
             if isValid(dialog):  # it may have been closed while the list was read
                 dialog.set_folders(folders)
 

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QWidget
 
-from desktop_rag.config import save_settings
 from desktop_rag.domain import Answer, Chunk, Evidence
 from desktop_rag.gui.chat_controller import ChatController
 from desktop_rag.gui.chat_pane import ChatPane
-from desktop_rag.gui.core_panel import CorePanel, core_view
+from desktop_rag.gui.core_panel import CorePanel
 from desktop_rag.gui.error_presenter import ErrorPresenter
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.gui.folders_dialog import FoldersDialog
+from desktop_rag.gui.launch import warm_up
 from desktop_rag.gui.library_controller import LibraryController
 from desktop_rag.gui.library_model import LibraryRow
 from desktop_rag.gui.library_panel import LibraryPanel
@@ -24,36 +23,17 @@ from desktop_rag.gui.locations import chunk_location, row_location
 from desktop_rag.gui.note_dialog import NoteDialog
 from desktop_rag.gui.progress_bar import TaskProgress
 from desktop_rag.gui.qt_workarounds import keep_true_alive
-from desktop_rag.gui.settings_dialog import SettingsDialog, apply_in_place, engine_changed
+from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.gui.sources_panel import SourcesPanel
 from desktop_rag.gui.viewer import Location, ViewerPanel
 from desktop_rag.gui.workers import SerialWorker
-
-log = logging.getLogger(__name__)
+from desktop_rag.services.core import CoreStatus
+from desktop_rag.services.ports import EngineInfo
 
 
 def dropped_paths(event: QDropEvent | QDragEnterEvent) -> list[str]:
     mime = event.mimeData()
     return [u.toLocalFile() for u in mime.urls() if u.isLocalFile()] if mime.hasUrls() else []
-
-
-def drop_engine(services: GuiServices) -> None:
-    """Forgets the loaded chat model (on the LLM thread) so the next use loads the new one."""
-    services.ctx.reset("engine")  # and the re-rankers that hold it
-
-
-def warm_up(services: GuiServices) -> None:
-    """Loads what the first ingestion or search needs: the embedder, the vector store and the
-    PDF loader (parsing the bundled two-page sample). Failures surface later, where they belong."""
-    from desktop_rag.gui.smoke import SAMPLE
-    from desktop_rag.ingest.loaders import load
-
-    try:
-        services.ctx.embedder.embed_query("warm up")
-        _ = services.ctx.vectors
-        load(SAMPLE)
-    except Exception:  # the real operation will report it with a message and hint
-        log.debug("warm-up failed", exc_info=True)
 
 
 class MainWindow(QMainWindow):
@@ -153,7 +133,7 @@ class MainWindow(QMainWindow):
         self.refresh_core()
         self.chat.load_engine_info()
         self.writer.submit("warm-up", lambda _j: warm_up(self.services))
-        if self.services.ctx.settings.ingest.sync_on_start:
+        if self.services.settings.ingest.sync_on_start:
             self.library.sync(quiet=True)  # files added, changed or deleted while it was closed
         else:
             self.library.watch_folders()  # (a sync starts watching when it ends)
@@ -195,12 +175,11 @@ class MainWindow(QMainWindow):
         self.reader.submit("locate", lambda _j: row_location(self.services, row),
                            on_done=self._show_location)
 
-    def _show_location(self, location: object) -> None:
-        if isinstance(location, Location):
-            try:
-                self.viewer.open_location(location)
-            except Exception as exc:  # the presenter shows message + hint
-                self.errors.present(exc)
+    def _show_location(self, location: Location) -> None:
+        try:
+            self.viewer.open_location(location)
+        except Exception as exc:  # the presenter shows message + hint
+            self.errors.present(exc)
 
     # ---- answers, engine, core ----------------------------------------------------------
     def _on_answer(self, answer: Answer) -> None:
@@ -211,37 +190,36 @@ class MainWindow(QMainWindow):
         if ttft:
             self.ttft_label.setText(f"TTFT: {ttft:,.0f} ms")
 
-    def _show_engine(self, info: dict[str, Any]) -> None:
-        self.model_label.setText(f"Model: {info.get('model', '?')}")
-        self.gpu_label.setText(f"GPU offload: {'on' if info.get('gpu_offload') else 'off'}")
-        reranker = self.services.ctx.settings.retrieval.reranker
-        offload = "on" if info.get("gpu_offload") else "off"
+    def _show_engine(self, info: EngineInfo) -> None:
+        offload = "on" if info["gpu_offload"] else "off"
+        self.model_label.setText(f"Model: {info['model']}")
+        self.gpu_label.setText(f"GPU offload: {offload}")
+        reranker = self.services.settings.retrieval.reranker
         self.chat_pane.set_state(f"Re-ranker: {reranker} \u00b7 GPU offload: {offload}")
 
     def refresh_core(self) -> None:
         self.llm.submit("core-status", lambda _j: self.services.core_status(),
-                        on_done=lambda s: self.core_panel.show_status(core_view(s)))
+                        on_done=self.core_panel.show_status)
 
     def set_core(self, paths: list[str], pin: bool) -> None:
         call = self.services.core_add if pin else self.services.core_remove
         self.llm.submit("core", lambda _j: call(paths), on_done=self._core_changed)
 
-    def _core_changed(self, status: object) -> None:
-        self.core_panel.show_status(core_view(status))
+    def _core_changed(self, status: CoreStatus) -> None:
+        self.core_panel.show_status(status)
         self.library.refresh()
 
     def rebuild_core(self) -> None:
         self.llm.submit(
             "core-build",
             lambda j: self.services.core_build(progress=j.report, cancel=j.cancel),
-            on_done=lambda s: self.core_panel.show_status(core_view(s)),
+            on_done=self.core_panel.show_status,
             on_progress=self.core_panel.show_progress,
         )
 
     # ---- settings -----------------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.services.ctx.settings, str(self.services.ctx.paths.data_dir),
-                                self)
+        dialog = SettingsDialog(self.services.settings, str(self.services.data_dir), self)
         dialog.accepted.connect(lambda: self.apply_settings(dialog))
         dialog.open()
         return dialog
@@ -250,13 +228,10 @@ class MainWindow(QMainWindow):
         new = dialog.result_settings
         if new is None:
             return
-        ctx = self.services.ctx
-        reload = engine_changed(ctx.settings, new)
-        save_settings(new, ctx.paths.settings_file)
-        apply_in_place(ctx.settings, new)
+        reload = self.services.apply_settings(new)  # saved, and read by the next job
         QSettings().setValue("data_dir", dialog.data_dir.text().strip())
-        if reload:
-            self.llm.submit("reload", lambda _j: drop_engine(self.services))
+        if reload:  # the old model is closed on the thread that uses it, then the new loads
+            self.llm.submit("reload", lambda _j: self.services.reset_engine())
             self.chat.load_engine_info()
         self.library.watch_folders()
         self.statusBar().showMessage("Settings saved", 5000)

@@ -1,11 +1,11 @@
-"""Settings dialog: edits a copy of Settings, validates it with desktop_rag.config."""
+"""Settings dialog: builds new Settings from its fields (the shown ones are never changed:
+worker threads read them), validates them with desktop_rag.config."""
 
 from __future__ import annotations
 
-import copy
-import dataclasses
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -27,25 +27,6 @@ from desktop_rag.config import RERANKERS, Settings
 from desktop_rag.errors import ConfigError
 
 PACKAGED = "Packaged default"
-ENGINE_FIELDS = (("models", "chat_model"), ("llm", "gpu_layers"), ("llm", "context_size"))
-
-
-def engine_changed(old: Settings, new: Settings) -> bool:
-    """Whether the chat model must be reloaded for `new` to take effect."""
-    return any(
-        getattr(getattr(old, section), name) != getattr(getattr(new, section), name)
-        for section, name in ENGINE_FIELDS
-    )
-
-
-def apply_in_place(target: Any, source: Any) -> None:
-    """Copies every field of `source` into `target`, so objects holding `target` see them."""
-    for f in dataclasses.fields(target):
-        value = getattr(source, f.name)
-        if dataclasses.is_dataclass(value):
-            apply_in_place(getattr(target, f.name), value)
-        else:
-            setattr(target, f.name, value)
 
 
 class SettingsDialog(QDialog):
@@ -111,15 +92,19 @@ class SettingsDialog(QDialog):
             self.data_dir.setText(path)
 
     def edited(self) -> Settings:
-        """A validated copy of the settings with the dialog's values; raises ConfigError."""
-        settings = copy.deepcopy(self.original)
-        settings.models.chat_model = self.model_path.text().strip()
-        settings.llm.gpu_layers = self.gpu_layers.currentText().strip()
-        settings.llm.context_size = self.context_size.value()
-        settings.retrieval.top_k = self.top_k.value()
-        settings.retrieval.reranker = self.reranker.currentText()
-        settings.ingest.sync_on_start = self.sync_on_start.isChecked()
-        settings.ingest.watch_folders = self.watch_folders.isChecked()
+        """New validated settings with the dialog's values; raises ConfigError. Each section
+        is replaced, not changed: the original is what the running app still reads."""
+        old = self.original
+        settings = replace(
+            old,
+            models=replace(old.models, chat_model=self.model_path.text().strip()),
+            llm=replace(old.llm, gpu_layers=self.gpu_layers.currentText().strip(),
+                        context_size=self.context_size.value()),
+            retrieval=replace(old.retrieval, top_k=self.top_k.value(),
+                              reranker=RERANKERS[self.reranker.currentIndex()]),
+            ingest=replace(old.ingest, sync_on_start=self.sync_on_start.isChecked(),
+                           watch_folders=self.watch_folders.isChecked()),
+        )
         _check_model_file(settings.models.chat_model)
         return settings.validate()
 
@@ -147,7 +132,7 @@ def _spin(low: int, high: int, value: int, step: int = 1) -> QSpinBox:
     return box
 
 
-def _with_browse(edit: QLineEdit, slot: Any) -> QWidget:
+def _with_browse(edit: QLineEdit, slot: Callable[[], None]) -> QWidget:
     holder = QWidget()
     layout = QHBoxLayout(holder)
     layout.setContentsMargins(0, 0, 0, 0)

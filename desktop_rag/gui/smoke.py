@@ -16,11 +16,12 @@ from PySide6.QtCore import QThread, QUrl
 from PySide6.QtWidgets import QApplication
 
 from desktop_rag.domain import Answer, IngestReport
+from desktop_rag.gui.bundled import SAMPLE
+from desktop_rag.gui.launch import open_services
 from desktop_rag.gui.main_window import MainWindow
 from desktop_rag.gui.probe import LatencyProbe
 
 log = logging.getLogger(__name__)
-SAMPLE = (Path(__file__).with_name("resources") / "sample.pdf").resolve()
 QUESTION = "When was the observatory's main telescope completed?"
 SCREENSHOT = "smoke-test.png"
 
@@ -39,8 +40,6 @@ def wait_until(check: Callable[[], bool], timeout_s: float, what: str) -> None:
 
 
 def run_smoke(data_dir: str | None, profile: str) -> int:
-    from desktop_rag.gui.app import open_services
-
     folder = Path(data_dir or tempfile.mkdtemp(prefix="desktop-rag-smoke-"))
     services = open_services(str(folder), profile)
     window = MainWindow(services, interactive=False)

@@ -11,7 +11,14 @@ import numpy as np
 
 from desktop_rag.domain import Chunk
 from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import Embedder, Vector, VectorIndex, WordPieceCounter
+from desktop_rag.protocols import (
+    DocumentEmbedder,
+    Embedder,
+    ThreadCounting,
+    Vector,
+    VectorIndex,
+    WordPieceCounter,
+)
 from desktop_rag.store.catalog import Catalog, text_sha
 
 BATCH = 32  # the most texts per embedder call
@@ -21,9 +28,9 @@ MAX_DONORS = 3
 
 @dataclass(slots=True)
 class EmbedStats:
+    """What an ingestion reports: how many texts the model embedded (reused vectors not)."""
+
     embedded_texts: int = 0
-    reused: int = 0
-    embed_seconds: float = 0.0
 
 
 class GuardedEmbedder:
@@ -38,9 +45,9 @@ class GuardedEmbedder:
     @property
     def inner(self) -> Embedder:
         with self._lock:
-            if callable(self._inner) and not hasattr(self._inner, "embed_documents"):
+            if not isinstance(self._inner, DocumentEmbedder):
                 self._inner = self._inner()
-            return self._inner  # type: ignore[return-value]
+            return self._inner
 
     @property
     def name(self) -> str:
@@ -82,9 +89,8 @@ class GuardedEmbedder:
     def thread_counter(self) -> WordPieceCounter:
         """A word-piece counter for another thread: the embedder's own copy of its tokenizer
         when it offers one (counting then never waits for an embedding batch), else this."""
-        make = getattr(self.inner, "thread_counter", None)
-        counter: WordPieceCounter = make() if callable(make) else self
-        return counter
+        inner = self.inner
+        return inner.thread_counter() if isinstance(inner, ThreadCounting) else self
 
 
 def batches(texts: Sequence[str]) -> Iterator[slice]:
@@ -121,30 +127,21 @@ def embed_chunks(
     vectors: VectorIndex,
     embedder: Embedder,
     cancel: CancelToken | None = None,
-    on_batch: Callable[[int], None] | None = None,
     stats: EmbedStats | None = None,
 ) -> Vector:
     """One vector per chunk (rows in `chunks` order). Raises CancelledError between batches."""
-    import time
-
     stats = stats if stats is not None else EmbedStats()
     shas = [text_sha(c.text) for c in chunks]
     known = _reusable(catalog, vectors, sorted(set(shas)))
-    stats.reused += sum(1 for s in shas if s in known)
     todo = {s: c.text for s, c in zip(shas, chunks, strict=True) if s not in known}
     order = sorted(todo, key=lambda s: len(todo[s]))
     for window in batches([todo[s] for s in order]):
         if cancel is not None:
             cancel.raise_if_cancelled()
         part = order[window]
-        began = time.perf_counter()
         got = embedder.embed_documents([todo[s] for s in part])
-        elapsed = time.perf_counter() - began
-        stats.embed_seconds += elapsed
         stats.embedded_texts += len(part)
         known.update(zip(part, np.asarray(got, dtype=np.float32), strict=True))
-        if on_batch is not None:
-            on_batch(len(part))
     if not chunks:
         return np.zeros((0, embedder.dim), dtype=np.float32)
     return np.stack([known[s] for s in shas]).astype(np.float32)

@@ -15,13 +15,13 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.domain import DocKind
+from desktop_rag.domain import DocKind, Reason
 from desktop_rag.errors import CancelledError
 from desktop_rag.ingest.notes import load_markdown, load_text
 from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers, ocr_dpi
 from desktop_rag.ingest.page_text import has_text, page_segments
 from desktop_rag.ingest.segments import UNSUPPORTED, LoadedDocument, LoadError, Segment
-from desktop_rag.ingest.titles import clean, shown_title
+from desktop_rag.store.titles import clean, shown_title
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,8 @@ SCANNED = (
 )
 SCANNED_OCR = "no extractable text: looks scanned, and OCR read no text either"
 NO_TEXT = "no extractable text: no text layer and no scanned images"
+ENCRYPTED = "password-protected; decrypt it first (OCR/decryption not available)"
+NO_PAGES = "cannot open: no pages (corrupt, truncated or not a valid document)"
 REPAIRED = "the file is damaged (truncated or corrupt) and was repaired; some text may be missing"
 MARKUP_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".fb2"})
 OCR_AHEAD = 2  # pages handed to each OCR worker process ahead of the page being read
@@ -75,7 +77,8 @@ def load(
     have no text layer but have images are read by OCR."""
     kind = kind_of(path)
     if kind is None:
-        raise LoadError(f"{UNSUPPORTED} '{path.suffix or path.name}'", skip=True)
+        suffix = path.suffix or path.name
+        raise LoadError(Reason.UNSUPPORTED, f"{UNSUPPORTED} '{suffix}'", skip=True)
     if kind is DocKind.MARKDOWN:
         return load_markdown(path)
     if kind is DocKind.TEXT:
@@ -89,11 +92,11 @@ def _open(path: Path) -> Any:
     try:
         return pymupdf.open(path)  # type: ignore[no-untyped-call]
     except pymupdf.EmptyFileError as exc:
-        raise LoadError("empty file (0 bytes)", skip=True) from exc
+        raise LoadError(Reason.EMPTY, "empty file (0 bytes)", skip=True) from exc
     except (pymupdf.FileDataError, RuntimeError, ValueError) as exc:
         log.debug("cannot open %s: %s", path, exc)
         raise LoadError(
-            "cannot open: the file is corrupt, truncated or not a valid document"
+            Reason.CORRUPT, "cannot open: the file is corrupt, truncated or not a valid document"
         ) from exc
 
 
@@ -112,7 +115,9 @@ def markup_depth(data: bytes) -> int:
 def _check_markup(path: Path) -> None:
     suffix = path.suffix.lower()
     if suffix in MARKUP_SUFFIXES and markup_depth(path.read_bytes()) > MAX_MARKUP_DEPTH:
-        raise LoadError(f"cannot open: elements nested more than {MAX_MARKUP_DEPTH} deep")
+        raise LoadError(
+            Reason.TOO_NESTED, f"cannot open: elements nested more than {MAX_MARKUP_DEPTH} deep"
+        )
 
 
 def _load_paged(
@@ -120,26 +125,34 @@ def _load_paged(
 ) -> LoadedDocument:
     _check_markup(path)
     doc = _open(path)
+    pages, title, stated = _read_head(doc, path)
+    loaded = LoadedDocument(kind, title, pages, iter(()), empty_is_skip=False, stated_title=stated)
+    if kind is DocKind.PDF:
+        loaded.set_empty(Reason.SCANNED, SCANNED)
+    else:
+        ocr = None  # only PDFs are scans
+        loaded.set_empty(Reason.NO_TEXT, "no extractable text")
+    if getattr(doc, "is_repaired", False):  # PyMuPDF versions without it repair silently
+        loaded.add_note(Reason.REPAIRED, REPAIRED)
+    loaded.segments = _segments(doc, loaded, PageReader(ocr, workers, path))
+    return loaded
+
+
+def _read_head(doc: Any, path: Path) -> tuple[int, str, str | None]:
+    """The page count and titles of an open document; it is closed when they cannot be read."""
     try:
         if doc.needs_pass:
-            raise LoadError("password-protected; decrypt it first (OCR/decryption not available)")
+            raise LoadError(Reason.ENCRYPTED, ENCRYPTED)
         pages = int(doc.page_count)
         if pages == 0:
-            raise LoadError("cannot open: no pages (corrupt, truncated or not a valid document)")
-        title, stated = _titles(doc, path)
+            raise LoadError(Reason.CORRUPT, NO_PAGES)
+        return (pages, *_titles(doc, path))
     except LoadError:
         doc.close()
         raise
     except Exception as exc:
         doc.close()
-        raise LoadError(f"cannot read the document structure: {exc}") from exc
-    ocr = ocr if kind is DocKind.PDF else None
-    reason = SCANNED if kind is DocKind.PDF else "no extractable text"
-    note = REPAIRED if getattr(doc, "is_repaired", False) else None
-    loaded = LoadedDocument(kind, title, pages, iter(()), note=note, empty_reason=reason,
-                            empty_is_skip=False, stated_title=stated)
-    loaded.segments = _segments(doc, loaded, PageReader(ocr, workers, path))
-    return loaded
+        raise LoadError(Reason.CORRUPT, f"cannot read the document structure: {exc}") from exc
 
 
 def _titles(doc: Any, path: Path) -> tuple[str, str | None]:
@@ -155,16 +168,14 @@ def _segments(doc: Any, loaded: LoadedDocument, reader: PageReader) -> Iterator[
     finally:
         doc.close()
     if reader.ocr is not None:  # shown only if no text came out
-        loaded.empty_reason = SCANNED_OCR if reader.ocr_tried else NO_TEXT
+        loaded.set_empty(Reason.NO_TEXT, SCANNED_OCR if reader.ocr_tried else NO_TEXT)
     if reader.ocr_error:
-        loaded.empty_reason = f"{_NO_OCR_PREFIX}; OCR failed: {reader.ocr_error}"
+        loaded.set_empty(Reason.OCR_FAILED, f"{_NO_OCR_PREFIX}; OCR failed: {reader.ocr_error}")
     if reader.unreadable:  # then it is damage, not a scan
-        loaded.empty_reason = (
-            f"{reader.unreadable} of {loaded.pages} page(s) unreadable: corrupt document"
-        )
+        why = f"{reader.unreadable} of {loaded.pages} page(s) unreadable: corrupt document"
+        loaded.set_empty(Reason.CORRUPT, why)
     if reader.ocr_pages:
-        ocr_note = f"text of {reader.ocr_pages} scanned page(s) read by OCR"
-        loaded.note = f"{loaded.note}; {ocr_note}" if loaded.note else ocr_note
+        loaded.add_note(Reason.OCR, f"text of {reader.ocr_pages} scanned page(s) read by OCR")
 
 
 PageText = dict[str, Any]  # PyMuPDF's "dict" text layout of one page
@@ -237,7 +248,7 @@ class PageReader:
         try:
             text = read()
         except CancelledError:
-            raise LoadError("cancelled") from None
+            raise LoadError(Reason.CANCELLED, "cancelled") from None
         except Exception as exc:  # MuPDF errors, e.g. damaged language data: no text then
             log.warning("OCR of page %d failed: %s", number, exc)
             self.ocr_error = str(exc).split(": ", 1)[-1]

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from desktop_rag.domain import DocKind
+from desktop_rag.domain import DocKind, Reason
 from desktop_rag.ingest.segments import LoadedDocument, Segment, decode_text
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
@@ -25,13 +25,20 @@ def _read(path: Path) -> tuple[str, str | None]:
     return decode_text(path.read_bytes())
 
 
+def _note_code(note: str | None) -> Reason:
+    """Every note of a text file says how it was decoded (it was not UTF-8)."""
+    return Reason.NONE if note is None else Reason.DECODED
+
+
 def load_text(path: Path) -> LoadedDocument:
     text, note = _read(path)
     segments = (
         Segment(" ".join(m.group().split()), None, m.start(), m.end())
         for m in _PARAGRAPH.finditer(text)
     )
-    return LoadedDocument(DocKind.TEXT, path.stem, 0, iter(segments), note=note)
+    return LoadedDocument(
+        DocKind.TEXT, path.stem, 0, iter(segments), note=note, note_code=_note_code(note)
+    )
 
 
 def load_markdown(path: Path) -> LoadedDocument:
@@ -40,7 +47,8 @@ def load_markdown(path: Path) -> LoadedDocument:
     first_h1 = re.search(r"^#[ \t]+(.+?)[ \t#]*$", text[body_start:], re.MULTILINE)
     title = title or (first_h1.group(1).strip() if first_h1 else path.stem)
     return LoadedDocument(
-        DocKind.MARKDOWN, title, 0, markdown_segments(text, body_start), note=note
+        DocKind.MARKDOWN, title, 0, markdown_segments(text, body_start), note=note,
+        note_code=_note_code(note),
     )
 
 

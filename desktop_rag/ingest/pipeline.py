@@ -18,38 +18,31 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import cast
 
-from desktop_rag.domain import FileOutcome, IngestReport, Outcome
+from desktop_rag.domain import FileOutcome, IngestReport, Outcome, Reason
 from desktop_rag.errors import CancelledError
 from desktop_rag.ingest import recovery
-from desktop_rag.ingest.chunker import ChunkDraft, Chunker
+from desktop_rag.ingest.chunker import Chunker
 from desktop_rag.ingest.embedding import EmbedStats, GuardedEmbedder
 from desktop_rag.ingest.memory import MemoryBudget
 from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers
 from desktop_rag.ingest.planner import Job, Planner
 from desktop_rag.ingest.scan import scan
 from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
-from desktop_rag.ingest.writer import DocumentWriter
-from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
+from desktop_rag.ingest.writer import DocumentWriter, Extracted
+from desktop_rag.progress import (
+    CancelToken,
+    ProgressCallback,
+    ProgressEvent,
+    ProgressStage,
+    no_progress,
+)
 from desktop_rag.protocols import Embedder, TokenCounter, VectorIndex
 from desktop_rag.store.catalog import Catalog
 
 log = logging.getLogger(__name__)
 QUEUE_SIZE = 4
 GROUP_CHARS = 200_000  # about 250 chunks
-
-
-@dataclass(slots=True)
-class Extracted:
-    job: Job
-    loaded: LoadedDocument | None = None
-    drafts: list[ChunkDraft] = field(default_factory=list)
-    error: LoadError | None = None
-
-    @property
-    def chars(self) -> int:
-        return sum(len(d.text) for d in self.drafts)
 
 
 @dataclass(slots=True)
@@ -124,9 +117,8 @@ class Ingestor:
     def chunker(self) -> Chunker:
         """The producer thread's chunker (built there, on its first file)."""
         counter = self._counter
-        if not hasattr(counter, "count"):
-            counter = counter()
-        return Chunker(self.embedder.thread_counter(), cast(TokenCounter, counter))
+        tokens = counter if isinstance(counter, TokenCounter) else counter()
+        return Chunker(self.embedder.thread_counter(), tokens)
 
     def _extract_and_embed(self, jobs: list[Job]) -> list[FileOutcome]:
         if not jobs:
@@ -149,7 +141,8 @@ class Ingestor:
             producer.join()
         done = {o.path for o in outcomes}
         return outcomes + [
-            FileOutcome(str(j.path), Outcome.CANCELLED, "cancelled before it was read")
+            FileOutcome(str(j.path), Outcome.CANCELLED, "cancelled before it was read",
+                        code=Reason.CANCELLED)
             for j in jobs if str(j.path) not in done
         ]
 
@@ -187,13 +180,14 @@ class Ingestor:
             return Extracted(job, error=exc)
         except Exception as exc:  # a loader bug must cost one file, not the run
             log.exception("extracting %s failed", job.path)
-            return Extracted(job, error=LoadError(f"unexpected error while reading: {exc}"))
+            error = LoadError(Reason.UNEXPECTED, f"unexpected error while reading: {exc}")
+            return Extracted(job, error=error)
 
     def _until_stop(self, loaded: LoadedDocument) -> Iterator[Segment]:
         """The document's segments, read page by page as chunking asks for them."""
         for segment in loaded.segments:
             if self._stopping():
-                raise LoadError("cancelled")
+                raise LoadError(Reason.CANCELLED, "cancelled")
             yield segment
 
     def _consume(self, group: list[Extracted]) -> list[FileOutcome]:
@@ -204,7 +198,8 @@ class Ingestor:
             self._emit("embed", message=str(group[0].job.path))
             outcomes = self.writer.write_group(group)
         except CancelledError:
-            outcomes = [FileOutcome(str(i.job.path), Outcome.CANCELLED, "cancelled") for i in group]
+            outcomes = [FileOutcome(str(i.job.path), Outcome.CANCELLED, "cancelled",
+                                    code=Reason.CANCELLED) for i in group]
         for item, outcome in zip(group, outcomes, strict=True):
             self.totals.files_done += 1
             self.totals.bytes_done += item.job.size
@@ -213,7 +208,7 @@ class Ingestor:
             self._emit("file-done", message=f"{outcome.path}: {outcome.outcome.value}")
         return outcomes
 
-    def _emit(self, stage: str, message: str = "") -> None:
+    def _emit(self, stage: ProgressStage, message: str = "") -> None:
         t = self.totals
         self.progress(ProgressEvent(
             stage, t.files_done, t.files_total, message, t.files_done, t.files_total, t.pages,

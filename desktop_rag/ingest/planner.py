@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop_rag.domain import DocStatus, Document, FileOutcome, Outcome
+from desktop_rag.domain import DocStatus, Document, FileOutcome, Outcome, Reason
 from desktop_rag.ingest.loaders import failed_for_want_of_ocr, kind_of
 from desktop_rag.ingest.scan import Found
 from desktop_rag.ingest.segments import UNSUPPORTED
@@ -79,28 +79,28 @@ class Planner:
         name = str(path)
         if not _is_utf8(name):  # the catalog stores UTF-8 text; such a name cannot be kept
             shown = os.fsencode(name).decode("utf-8", "backslashreplace")
-            return FileOutcome(shown, Outcome.FAILED, "file name is not valid UTF-8; rename it")
+            return _failed(shown, Reason.BAD_NAME, "file name is not valid UTF-8; rename it")
         if kind_of(path) is None:
-            return FileOutcome(name, Outcome.SKIPPED, f"{UNSUPPORTED} '{path.suffix}'")
+            return _skipped(name, Reason.UNSUPPORTED, f"{UNSUPPORTED} '{path.suffix}'")
         try:
             st = path.stat()
             if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
-                return FileOutcome(name, Outcome.SKIPPED, "not a regular file")
+                return _skipped(name, Reason.NOT_A_FILE, "not a regular file")
             if st.st_size == 0:
-                return FileOutcome(name, Outcome.SKIPPED, "empty file (0 bytes)")
+                return _skipped(name, Reason.EMPTY, "empty file (0 bytes)")
             current = self._indexed_at(name)
             if current and (current.size, current.mtime) == (st.st_size, st.st_mtime):
                 return _unchanged(current)
             if 0 <= time.time() - st.st_mtime < self.settle_s:
-                return FileOutcome(name, Outcome.SKIPPED, BEING_WRITTEN)
+                return _skipped(name, Reason.BEING_WRITTEN, BEING_WRITTEN)
             failed = self._failed_at(name)
             if failed and (failed.size, failed.mtime) == (st.st_size, st.st_mtime) and not (
                 self.ocr_on and failed_for_want_of_ocr(failed.error)
             ):
-                return FileOutcome(name, Outcome.FAILED, failed.error)
+                return _failed(name, Reason.UNCHANGED, failed.error)
             sha = file_sha256(path)
         except OSError as exc:
-            return FileOutcome(name, Outcome.FAILED, f"cannot read file: {exc.strerror or exc}")
+            return _failed(name, Reason.UNREADABLE, f"cannot read file: {exc.strerror or exc}")
         return self._by_content(path, sha, st.st_size, st.st_mtime, current)
 
     def _by_content(
@@ -112,11 +112,11 @@ class Planner:
             self._claimed.setdefault(sha, path)
             return _unchanged(current)
         if sha in self._claimed:
-            return FileOutcome(name, Outcome.SKIPPED, f"duplicate of {self._claimed[sha]}")
+            return _skipped(name, Reason.DUPLICATE, f"duplicate of {self._claimed[sha]}")
         self._claimed[sha] = path
         known = self.catalog.document_with_sha(sha)
         if known is not None and os.path.lexists(known.path):
-            return FileOutcome(name, Outcome.SKIPPED, f"duplicate of {known.path}")
+            return _skipped(name, Reason.DUPLICATE, f"duplicate of {known.path}")
         if known is not None:
             self.plan.moves.append(Move(known, path, size, mtime))
             return None
@@ -145,4 +145,14 @@ def _is_utf8(name: str) -> bool:
 
 
 def _unchanged(doc: Document) -> FileOutcome:
-    return FileOutcome(doc.path, Outcome.UNCHANGED, None, doc.doc_id, doc.pages, doc.chunks)
+    return FileOutcome(
+        doc.path, Outcome.UNCHANGED, None, doc.doc_id, doc.pages, doc.chunks, Reason.UNCHANGED
+    )
+
+
+def _skipped(path: str, code: Reason, reason: str) -> FileOutcome:
+    return FileOutcome(path, Outcome.SKIPPED, reason, code=code)
+
+
+def _failed(path: str, code: Reason, reason: str | None) -> FileOutcome:
+    return FileOutcome(path, Outcome.FAILED, reason, code=code)

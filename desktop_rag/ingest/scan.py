@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop_rag.domain import FileOutcome, Outcome
+from desktop_rag.domain import FileOutcome, Outcome, Reason
 
 SKIP_DIRS = frozenset({"CVS", "_darcs", "__pycache__", "node_modules", "_MTN"})
 REMOVED_BY_USER = "removed from the library earlier; add it again to take it back"
@@ -50,16 +50,18 @@ def scan(
         elif path.exists() or path.is_symlink():
             found = [Found(path, True)]
         else:
-            result.outcomes.append(FileOutcome(str(path), Outcome.FAILED, "no such file or folder"))
+            result.outcomes.append(FileOutcome(
+                str(path), Outcome.FAILED, "no such file or folder", code=Reason.NOT_FOUND
+            ))
             found = []
         for item in found:
             if item.path in seen:
                 continue
             seen.add(item.path)
             if not item.explicit and str(item.path) in removed:
-                result.outcomes.append(
-                    FileOutcome(str(item.path), Outcome.SKIPPED, REMOVED_BY_USER)
-                )
+                result.outcomes.append(FileOutcome(
+                    str(item.path), Outcome.SKIPPED, REMOVED_BY_USER, code=Reason.REMOVED_BY_USER
+                ))
             else:
                 result.files.append(item)
     return result

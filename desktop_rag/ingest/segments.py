@@ -5,17 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from desktop_rag.domain import DocKind, LineBox
+from desktop_rag.domain import DocKind, LineBox, Reason
 
 SOFT_HYPHEN = "\u00ad"  # marks a word broken across lines; the chunker rejoins it
 UNSUPPORTED = "unsupported file type"  # a skip reason's start; the type follows in quotes
 
 
 class LoadError(Exception):
-    """A file cannot be ingested; `reason` is shown to the user next to the file's path."""
+    """A file cannot be ingested: `code` says why to code, `reason` to the user (next to the
+    file's path)."""
 
-    def __init__(self, reason: str, skip: bool = False) -> None:
+    def __init__(self, code: Reason, reason: str, skip: bool = False) -> None:
         super().__init__(reason)
+        self.code = code
         self.reason = reason
         self.skip = skip  # True: an outcome `skipped` (nothing wrong), else `failed`
 
@@ -51,10 +53,23 @@ class LoadedDocument:
     pages: int
     segments: Iterator[Segment]
     note: str | None = None  # e.g. how a non-UTF-8 file was decoded
-    empty_reason: str = "no text"
+    note_code: Reason = Reason.NONE  # the note's code (the first note's, when there are more)
+    empty_reason: str = "no text"  # why nothing is indexed, when no text comes out
+    empty_code: Reason = Reason.NO_TEXT
     empty_is_skip: bool = True
     extra: dict[str, str] = field(default_factory=dict)
     stated_title: str | None = None  # the file's own (metadata) title, shown or not
+
+    def set_empty(self, code: Reason, reason: str) -> None:
+        """What to report when no text comes out (known better as more pages are read)."""
+        self.empty_code, self.empty_reason = code, reason
+
+    def add_note(self, code: Reason, note: str) -> None:
+        """Notes add up in the text; the code stays the first note's (damage comes before OCR)."""
+        if self.note is None:
+            self.note, self.note_code = note, code
+        else:
+            self.note = f"{self.note}; {note}"
 
 
 def decode_text(data: bytes) -> tuple[str, str | None]:
@@ -63,7 +78,7 @@ def decode_text(data: bytes) -> tuple[str, str | None]:
         text = data.decode("utf-16", errors="replace")  # odd length, lone surrogates
         return text, "decoded as UTF-16"
     if b"\x00" in data[:65536]:
-        raise LoadError("binary data, not text (contains NUL bytes)")
+        raise LoadError(Reason.BINARY, "binary data, not text (contains NUL bytes)")
     try:
         return data.decode("utf-8-sig"), None
     except UnicodeDecodeError:

@@ -5,26 +5,38 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from desktop_rag.domain import Chunk, DocKind, DocStatus, Document, FileOutcome, Outcome
+from desktop_rag.domain import Chunk, DocKind, DocStatus, Document, FileOutcome, Outcome, Reason
 from desktop_rag.errors import CancelledError
 from desktop_rag.ingest import recovery
 from desktop_rag.ingest.chunker import ChunkDraft
 from desktop_rag.ingest.embedding import EmbedStats, embed_chunks
+from desktop_rag.ingest.loaders import kind_of
 from desktop_rag.ingest.planner import Job, Move
-from desktop_rag.ingest.titles import file_title
+from desktop_rag.ingest.segments import LoadedDocument, LoadError
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import Embedder, VectorIndex
 from desktop_rag.store.catalog import Catalog
 from desktop_rag.store.schema import chunk_id
-
-if TYPE_CHECKING:
-    from desktop_rag.ingest.pipeline import Extracted
+from desktop_rag.store.titles import file_title
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Extracted:
+    """A job as the extraction thread hands it over: read and chunked, or why it cannot be."""
+
+    job: Job
+    loaded: LoadedDocument | None = None
+    drafts: list[ChunkDraft] = field(default_factory=list)
+    error: LoadError | None = None
+
+    @property
+    def chars(self) -> int:
+        return sum(len(d.text) for d in self.drafts)
 
 
 def doc_id_of(sha256: str) -> str:
@@ -73,12 +85,13 @@ class DocumentWriter:
 
     def _prepare(self, item: Extracted) -> FileOutcome | tuple[Document, list[Chunk]]:
         job, loaded = item.job, item.loaded
-        if item.error is not None or loaded is None:
+        if item.error is not None:
             error = item.error
-            reason = error.reason if error else "unreadable"
-            return self._failed(job, reason, skip=bool(error and error.skip))
+            return self._failed(job, error.code, error.reason, skip=error.skip)
+        if loaded is None:
+            return self._failed(job, Reason.UNEXPECTED, "unreadable", skip=False)
         if not item.drafts:
-            return self._failed(job, loaded.empty_reason, skip=loaded.empty_is_skip)
+            return self._failed(job, loaded.empty_code, loaded.empty_reason, loaded.empty_is_skip)
         doc = Document(
             doc_id_of(job.sha256), str(job.path), loaded.title, loaded.kind, job.sha256,
             job.size, job.mtime, loaded.pages, len(item.drafts), DocStatus.PENDING,
@@ -89,8 +102,9 @@ class DocumentWriter:
     @staticmethod
     def _indexed(doc: Document, item: Extracted) -> FileOutcome:
         outcome = Outcome.UPDATED if item.job.previous is not None else Outcome.INDEXED
-        note = item.loaded.note if item.loaded else None
-        return FileOutcome(doc.path, outcome, note, doc.doc_id, doc.pages, doc.chunks)
+        loaded = item.loaded
+        note, code = (loaded.note, loaded.note_code) if loaded else (None, Reason.NONE)
+        return FileOutcome(doc.path, outcome, note, doc.doc_id, doc.pages, doc.chunks, code)
 
     def _index(self, ready: list[tuple[Document, list[Chunk]]]) -> None:
         """The consistency protocol for a group: all pending, embed, upsert, finalize each."""
@@ -110,16 +124,16 @@ class DocumentWriter:
         for doc, _ in ready:
             recovery.remove_documents(self.catalog, self.vectors, self.catalog.finalize(doc.doc_id))
 
-    def _failed(self, job: Job, reason: str, skip: bool) -> FileOutcome:
+    def _failed(self, job: Job, code: Reason, reason: str, skip: bool) -> FileOutcome:
         path = str(job.path)
         if skip:
-            return FileOutcome(path, Outcome.SKIPPED, reason)
+            return FileOutcome(path, Outcome.SKIPPED, reason, code=code)
         if job.previous is None:  # keep an older good version searchable; else record why
             self.catalog.record_failed(Document(
                 "x" + job.sha256[:15], path, job.path.stem, _kind(job.path), job.sha256,
                 job.size, job.mtime, 0, 0, DocStatus.FAILED, reason,
             ))
-        return FileOutcome(path, Outcome.FAILED, reason)
+        return FileOutcome(path, Outcome.FAILED, reason, code=code)
 
     def apply_moves(self, moves: Sequence[Move]) -> list[FileOutcome]:
         outcomes = []
@@ -132,7 +146,8 @@ class DocumentWriter:
             recovery.remove_documents(self.catalog, self.vectors, superseded)
             doc = replace(move.doc, path=str(move.path), title=title or move.doc.title)
             outcomes.append(FileOutcome(
-                doc.path, Outcome.MOVED, f"moved from {old}", doc.doc_id, doc.pages, doc.chunks
+                doc.path, Outcome.MOVED, f"moved from {old}", doc.doc_id, doc.pages, doc.chunks,
+                Reason.MOVED,
             ))
         return outcomes
 
@@ -146,7 +161,7 @@ class DocumentWriter:
                 recovery.remove_documents(self.catalog, self.vectors, [doc.doc_id])
                 outcomes.append(FileOutcome(
                     doc.path, Outcome.REMOVED, "file no longer exists", doc.doc_id, doc.pages,
-                    doc.chunks,
+                    doc.chunks, Reason.FILE_GONE,
                 ))
         return outcomes
 
@@ -162,6 +177,4 @@ def moved_title(doc: Document, new: Path) -> str | None:
 
 
 def _kind(path: Path) -> DocKind:
-    from desktop_rag.ingest.loaders import kind_of
-
     return kind_of(path) or DocKind.OTHER

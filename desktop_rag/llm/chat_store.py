@@ -9,7 +9,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from desktop_rag.domain import Answer
 from desktop_rag.errors import NotFoundError
@@ -46,9 +46,12 @@ class ChatSummary:
     messages: int
 
 
+TurnRole = Literal["user", "assistant"]
+
+
 @dataclass(frozen=True, slots=True)
 class ChatTurn:
-    role: str  # user | assistant
+    role: TurnRole
     content: str
     created_at: str
     query: str | None = None  # the standalone retrieval query of a user turn
@@ -142,7 +145,9 @@ class ChatStore:
             )
             self._touch(chat_id, answer.question)
 
-    def _insert(self, chat_id: str, role: str, text: str, query: str | None, refused: bool) -> int:
+    def _insert(
+        self, chat_id: str, role: TurnRole, text: str, query: str | None, refused: bool
+    ) -> int:
         cursor = self._db.execute(
             "INSERT INTO messages (chat_id, role, content, query, refused, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?)",

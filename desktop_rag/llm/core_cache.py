@@ -18,25 +18,23 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from desktop_rag.domain import Passage
 from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage, Generation, PrefillCallback, TokenCallback
+from desktop_rag.protocols import ChatMessage, TokenGenerating
 
 log = logging.getLogger(__name__)
 _verified: set[tuple[str, int, int]] = set()  # (path, size, mtime_ns) whose checksum matched
 
 
-class PrefixEngine(Protocol):
-    """What the core cache needs from an engine (LlamaEngine implements it)."""
+@runtime_checkable
+class PrefixEngine(TokenGenerating, Protocol):
+    """What the core cache needs from an engine (LlamaEngine implements it; a server engine
+    cannot save or restore a KV state)."""
 
     context_size: int
     template_hash: str
-
-    def render(self, messages: Sequence[ChatMessage]) -> str: ...
-
-    def tokenize_prompt(self, text: str) -> list[int]: ...
 
     def prefill(self, tokens: Sequence[int], cancel: CancelToken | None = None) -> None: ...
 
@@ -48,19 +46,10 @@ class PrefixEngine(Protocol):
 
     def identity(self) -> dict[str, Any]: ...
 
-    def generate_tokens(
-        self,
-        tokens: Sequence[int],
-        max_tokens: int,
-        on_token: TokenCallback | None = None,
-        cancel: CancelToken | None = None,
-        fresh: bool = False,
-        on_prefill: PrefillCallback | None = None,
-    ) -> Generation: ...
 
-
-def supports_prefix_cache(engine: object) -> bool:
-    return all(hasattr(engine, name) for name in ("save_state", "load_state", "identity"))
+def supports_prefix_cache(engine: object) -> TypeGuard[PrefixEngine]:
+    """Whether the core's prefix can be prefilled once and its state saved and restored."""
+    return isinstance(engine, PrefixEngine)
 
 
 @dataclass(frozen=True, slots=True)

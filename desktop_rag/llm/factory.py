@@ -1,20 +1,17 @@
-"""Builds the chat engine from settings: a local llama.cpp model owned by one worker thread.
-
-`settings.llm.backend == "server"` is the seam for an OpenAI-compatible server engine: it is
-loaded from `desktop_rag.llm.server_engine.load_server_engine(settings)` when that module exists.
+"""Builds the chat engine from settings: a local llama.cpp model owned by one worker thread, or
+(`settings.llm.backend == "server"`) an OpenAI-compatible server engine.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 from pathlib import Path
 
 from desktop_rag.compute import ComputeThread
 from desktop_rag.config import LLMSettings, Settings
-from desktop_rag.errors import ConfigError
 from desktop_rag.llm.llama_adapter import EngineOptions, LlamaEngine, gpu_offload_supported
+from desktop_rag.llm.server_engine import load_server_engine
 from desktop_rag.llm.worker import EngineWorker
 from desktop_rag.models import ModelRegistry
 from desktop_rag.protocols import ChatEngine
@@ -60,16 +57,5 @@ def load_engine(
     registry: ModelRegistry, settings: Settings, compute: ComputeThread | None = None
 ) -> ChatEngine:
     if settings.llm.backend == "server":
-        return _load_server_engine(settings, registry)
+        return load_server_engine(settings, registry.token_counter())
     return load_local_engine(registry.chat_model_path(), settings.llm, compute)
-
-
-def _load_server_engine(settings: Settings, registry: ModelRegistry) -> ChatEngine:
-    try:
-        module = importlib.import_module("desktop_rag.llm.server_engine")
-    except ModuleNotFoundError as exc:
-        raise ConfigError(
-            "llm.backend = 'server' is not available in this version", "set llm.backend = 'local'"
-        ) from exc
-    engine: ChatEngine = module.load_server_engine(settings, registry.token_counter())
-    return engine

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import Generation, TokenCallback
+from desktop_rag.protocols import Generation, StopReason, TokenCallback
 
 
 class Utf8Stream:
@@ -120,7 +120,7 @@ class StreamingRun:
         self.start = time.perf_counter()
         self.ttft_ms = 0.0
         self.count = 0
-        self.stopped_by = "stop"
+        self.stopped_by: StopReason = "stop"
         self.text: list[str] = []
         self._stream = Utf8Stream()
         self._guard = RepetitionGuard()

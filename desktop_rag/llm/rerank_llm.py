@@ -11,7 +11,7 @@ from typing import Any
 from desktop_rag.errors import ConfigError
 from desktop_rag.llm.prompts import neutralise
 from desktop_rag.llm.worker import run_on_engine, unwrap
-from desktop_rag.protocols import ChatEngine, ChatMessage
+from desktop_rag.protocols import ChatEngine, ChatMessage, TokenScoring
 
 JUDGE = (
     "You judge search results. Reply with one word: yes if the passage answers the question, "
@@ -24,7 +24,7 @@ class LlmReranker:
     name = "llm"
 
     def __init__(self, engine: ChatEngine) -> None:
-        if not hasattr(unwrap(engine), "next_token_logits"):
+        if not isinstance(unwrap(engine), TokenScoring):
             raise ConfigError(
                 "The llm re-ranker needs the local llama.cpp model",
                 "use --rerank cross-encoder or none with this engine",
@@ -63,8 +63,3 @@ def _probability(yes: Sequence[float], no: Sequence[float]) -> float:
     top = max(*yes, *no)
     p_yes = sum(math.exp(v - top) for v in yes)
     return p_yes / (p_yes + sum(math.exp(v - top) for v in no))
-
-
-def build_llm_reranker(ctx: Any) -> LlmReranker:
-    """Called lazily by desktop_rag.retrieval.rerank.build_reranker."""
-    return LlmReranker(ctx.engine)

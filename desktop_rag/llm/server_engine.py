@@ -25,7 +25,13 @@ from desktop_rag.llm.server_http import (
     sse_events,
 )
 from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage, Generation, TokenCallback, TokenCounter
+from desktop_rag.protocols import (
+    ChatMessage,
+    Generation,
+    StopReason,
+    TokenCallback,
+    TokenCounter,
+)
 
 if TYPE_CHECKING:
     from desktop_rag.config import Settings
@@ -164,7 +170,7 @@ class _Run:
         self.start = time.perf_counter()
         self.ttft_ms = 0.0
         self.count = 0
-        self.stopped_by = "stop"
+        self.stopped_by: StopReason = "stop"
         self.text: list[str] = []
         self._guard = RepetitionGuard()
         self._stops = StopText()

@@ -16,7 +16,14 @@ from typing import Any, TypeVar
 from desktop_rag.compute import ComputeThread
 from desktop_rag.errors import DesktopRagError, LLMError
 from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatEngine, ChatMessage, Generation, TokenCallback
+from desktop_rag.protocols import (
+    ChatEngine,
+    ChatMessage,
+    Closeable,
+    Generation,
+    SteppedPrefill,
+    TokenCallback,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -37,7 +44,7 @@ class EngineWorker:
         self._compute = compute or ComputeThread(name)
         self._closed = False
         self._engine: Any = self._compute.run(factory)  # a load failure is raised here
-        if hasattr(self._engine, "between_steps"):  # long prompt evaluations let light calls in
+        if isinstance(self._engine, SteppedPrefill):  # long prompt evaluations let light calls in
             self._engine.between_steps = self._compute.run_light
         self.name: str = self._engine.name
         self.gpu_offload: bool = self._engine.gpu_offload
@@ -108,15 +115,15 @@ def interleaving(engine: ChatEngine, on_token: TokenCallback | None) -> TokenCal
     return engine.interleaving(on_token) if isinstance(engine, EngineWorker) else on_token
 
 
-def unwrap(engine: ChatEngine) -> Any:
-    """The engine behind a worker (for capability checks only, never for calls)."""
+def unwrap(engine: ChatEngine) -> object:
+    """The engine behind a worker, for capability checks only (`isinstance` against a Protocol
+    such as `PrefixEngine` or `TokenGenerating`); calls go through `run_on_engine`."""
     return engine.engine if isinstance(engine, EngineWorker) else engine
 
 
-def _close(engine: Any) -> None:
-    closer = getattr(engine, "close", None)
-    if callable(closer):
+def _close(engine: object) -> None:
+    if isinstance(engine, Closeable):
         try:
-            closer()
+            engine.close()
         except Exception:
             log.exception("closing the chat engine failed")

@@ -18,7 +18,6 @@ import unicodedata
 from dataclasses import dataclass
 
 NOT_ANSWERABLE = "Not answerable"
-FORMATS = ("Int", "Float", "Str", "List", "None")
 FUZZY_CORRECT = 0.8  # string similarity that still counts as the same answer (a typo, a space)
 ANLS_FLOOR = 0.5  # MMLongBench's threshold: less similar strings score nothing
 REL_TOL = 0.01  # MMLongBench's relative tolerance for floats

@@ -20,12 +20,14 @@ import warnings
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from desktop_rag.errors import ConfigError, ModelNotFoundError
 from desktop_rag.protocols import Embedder, Vector, WordPieceCounter
+from desktop_rag.retrieval.embedder_onnx import load_onnx_embedder
+from desktop_rag.retrieval.embedder_parts import TokenizerCounter, count_with, model_name
 
 if TYPE_CHECKING:
     from desktop_rag.config import Settings
@@ -35,6 +37,7 @@ log = logging.getLogger(__name__)
 
 BATCH_SIZE = 32
 BACKENDS = ("auto", "torch", "torch-bf16", "onnx")
+Precision = Literal["fp32", "bf16"]  # bf16: under autocast, a speed-up only with native bf16
 
 
 def cpu_threads() -> int:
@@ -43,51 +46,6 @@ def cpu_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
-
-
-def count_with(tokenizer: Any, texts: Sequence[str]) -> list[int]:
-    """Word pieces per text (no special tokens, no truncation) with a fast tokenizer."""
-    if not texts:
-        return []
-    encoded = tokenizer(list(texts), add_special_tokens=False, truncation=False, verbose=False)
-    return [len(ids) for ids in encoded["input_ids"]]
-
-
-class TokenizerCounter:
-    """A WordPieceCounter over its own copy of a tokenizer (a Hugging Face wrapper or a
-    `tokenizers.Tokenizer`), so it can count on a thread other than the embedder's. A fast
-    tokenizer is used through its Rust core (`encode_batch_fast`: no offsets, no Python
-    conversion of each encoding), about 1.5x the counting speed of the wrapper."""
-
-    def __init__(self, tokenizer: Any, max_word_pieces: int) -> None:
-        import copy
-
-        self.max_word_pieces = max_word_pieces
-        core = getattr(tokenizer, "backend_tokenizer", tokenizer)
-        self._core = copy.deepcopy(core) if hasattr(core, "encode_batch") else None
-        self._tokenizer = copy.deepcopy(tokenizer) if self._core is None else None
-        if self._core is not None:
-            self._core.no_truncation()
-            self._core.no_padding()
-
-    def copy(self) -> TokenizerCounter:
-        """Another counter with a tokenizer of its own."""
-        return TokenizerCounter(self._core or self._tokenizer, self.max_word_pieces)
-
-    def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
-        if self._core is None:
-            return count_with(self._tokenizer, texts)
-        if not texts:
-            return []
-        encode = getattr(self._core, "encode_batch_fast", self._core.encode_batch)
-        return [len(enc.ids) for enc in encode(list(texts), add_special_tokens=False)]
-
-
-def model_name(model_dir: Path) -> str:
-    """A readable model name: the folder's name, or its package's for the packaged model."""
-    if model_dir.name != "model":
-        return model_dir.name
-    return model_dir.parent.name.removeprefix("gt_").replace("_", "-")
 
 
 def native_bf16() -> bool:
@@ -101,7 +59,7 @@ def native_bf16() -> bool:
 class TorchEmbedder:
     """A sentence-transformers model on the CPU, fp32 or bf16 autocast."""
 
-    def __init__(self, model_dir: Path, precision: str = "fp32", threads: int = 0) -> None:
+    def __init__(self, model_dir: Path, precision: Precision = "fp32", threads: int = 0) -> None:
         import torch
         import transformers
         from sentence_transformers import SentenceTransformer
@@ -204,8 +162,6 @@ def _pooled_bert(bert: Any) -> Any:
 
 
 def _load_onnx(model_dir: Path, registry: ModelRegistry, threads: int) -> Embedder:
-    from desktop_rag.retrieval.embedder_onnx import load_onnx_embedder
-
     cache = registry.paths.model_cache_dir / "onnx"
     embedder: Embedder = load_onnx_embedder(model_dir, cache, export_onnx, threads)
     return embedder

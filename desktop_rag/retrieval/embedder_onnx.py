@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from desktop_rag.protocols import Vector
-from desktop_rag.retrieval.embedder import TokenizerCounter
+from desktop_rag.retrieval.embedder_parts import TokenizerCounter, model_name
 
 log = logging.getLogger(__name__)
 
@@ -204,8 +204,6 @@ def load_onnx_embedder(
     model_dir: Path, cache_root: Path, export: Exporter, threads: int, variant: str = "int8"
 ) -> OnnxEmbedder:
     """The ONNX embedder, building its model on first use; rebuilds once if it fails to load."""
-    from desktop_rag.retrieval.embedder import model_name  # plain helper, no torch import
-
     name = f"{model_name(model_dir)} (onnx-{variant})"
     onnx_file = ensure_model(model_dir, cache_root, export, variant)
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -19,8 +19,10 @@ from desktop_rag.llm.core_cache import CoreCacheFiles, restore, split_prompt, su
 from desktop_rag.llm.rewrite import standalone_query
 from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
 from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage, Generation
+from desktop_rag.protocols import ChatMessage, Generation, TokenGenerating
 from desktop_rag.services.answer_timings import generation_timings, since
+from desktop_rag.services.core import CoreContext, CoreService
+from desktop_rag.services.ports import EngineInfo, SearchPort
 from desktop_rag.services.stages import (
     StageReporter,
     StageSink,
@@ -30,33 +32,16 @@ from desktop_rag.services.stages import (
     reporter_of,
 )
 
-if TYPE_CHECKING:
-    from desktop_rag.services.core import CoreContext
-
 TokenSink = Callable[[str], None]
 
 
 class AnswerService:
-    ctx: AppContext
+    """Answers questions with checked citations: search and the core are its collaborators."""
 
-    if TYPE_CHECKING:  # provided by SearchService and CoreService in the facade
-
-        def search(
-            self,
-            query: str,
-            k: int | None = None,
-            mode: str = "hybrid",
-            rerank: str | None = None,
-            scope: DocScope = EVERYWHERE,
-        ) -> SearchResult: ...
-
-        def pack_context(
-            self, result: SearchResult, budget_tokens: int, first_n: int = 1
-        ) -> list[Passage]: ...
-
-        def core_context(self, scope: DocScope = EVERYWHERE) -> CoreContext: ...
-
-        def core_build(self, progress: Any = ..., cancel: CancelToken | None = None) -> Any: ...
+    def __init__(self, ctx: AppContext, search: SearchPort, core: CoreService) -> None:
+        self.ctx = ctx
+        self.searcher = search
+        self.core = core
 
     # ---- chats -----------------------------------------------------------------------------
     def new_chat(self) -> str:
@@ -71,11 +56,11 @@ class AnswerService:
     def delete_chat(self, chat_id: str) -> None:
         self.ctx.chats.delete_chat(chat_id)
 
-    def engine_info(self) -> dict[str, Any]:
+    def engine_info(self) -> EngineInfo:
         engine = self.ctx.engine
         return {
             "model": engine.name,
-            "gpu_offload": engine.gpu_offload,
+            "gpu_offload": bool(engine.gpu_offload),
             "backend": self.ctx.settings.llm.backend,
             "context_size": engine.context_size,
         }
@@ -102,9 +87,9 @@ class AnswerService:
         chat_id = chat_id or self.new_chat()
         query = self._standalone(chat_id, question, cancel)
         check(cancel)
-        core = self.core_context(scope)
+        core = self.core.core_context(scope)
         timings: dict[str, float] = {}
-        result = self.search(query, k=k, scope=scope.excluding(core.doc_ids))
+        result = self.searcher.search(query, k=k, scope=scope.excluding(core.doc_ids))
         check(cancel)
         timings["retrieve_ms"] = since(start)
         timings["rerank_ms"] = float(result.timings_ms.get("rerank_ms", 0.0))
@@ -128,7 +113,7 @@ class AnswerService:
         if core.passages and (result.insufficient_evidence or self._core_wins(query, core, result)):
             return []
         budget = self.ctx.settings.retrieval.context_tokens
-        packed = self.pack_context(result, budget)
+        packed = self.searcher.pack_context(result, budget)
         offset = len(core.passages)
         return [dataclasses.replace(p, n=offset + i + 1) for i, p in enumerate(packed)]
 
@@ -193,7 +178,7 @@ class AnswerService:
             generation = run_on_engine(
                 engine, lambda e: self._generate_cached(e, messages, core, token, cancel, stages)
             )
-        elif hasattr(inner, "generate_tokens"):
+        elif isinstance(inner, TokenGenerating):
             token = interleaving(engine, stages)
             limit = self.ctx.settings.llm.max_tokens
             generation = run_on_engine(
@@ -224,7 +209,7 @@ class AnswerService:
             restored_ms = restore(engine, files, core.key, split.prefix)
         except LookupError:
             build_start = time.perf_counter()
-            self.core_build(cancel=cancel)
+            self.core.core_build(cancel=cancel)
             built_ms, restored_ms = (
                 since(build_start),
                 restore(engine, files, core.key, split.prefix),

@@ -7,8 +7,9 @@ import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import EVERYWHERE, DocScope, Document, Passage
@@ -27,10 +28,19 @@ from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, n
 from desktop_rag.protocols import ChatMessage
 from desktop_rag.services.lookup import documents_named
 
-if TYPE_CHECKING:
-    from desktop_rag.store.lock import WriterLock
-
 PROMPT_RESERVE = 256  # question, source tags and the chat template around them
+
+
+class CoreState(StrEnum):
+    """Where the core's cached state stands (the value is what `core list --json` prints)."""
+
+    EMPTY = "empty"  # nothing pinned
+    MISSING = "missing"  # pinned, never built
+    BUILDING = "building"
+    READY = "ready"
+    STALE = "stale"  # built for other documents, settings or model
+    SERVER_CACHE = "server-cache"  # an LLM server keeps the evaluated prefix
+    UNCACHED = "uncached"  # the engine cannot save a state
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +56,7 @@ class CoreStatus:
     docs: tuple[CoreDoc, ...]
     total_tokens: int
     budget: int
-    state: str  # missing | building | ready | stale | empty | server-cache | uncached
+    state: CoreState
     cache_file: str | None = None
     cache_bytes: int = 0
     details: dict[str, Any] = field(default_factory=dict)
@@ -63,19 +73,17 @@ class CoreContext:
 
 
 class CoreService:
-    ctx: AppContext
+    """Pins documents and builds the cached core over the context's catalog and engine."""
 
-    if TYPE_CHECKING:  # provided by LibraryService in the facade
-
-        @property
-        def writer_lock(self) -> WriterLock: ...
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
 
     # ---- facade ----------------------------------------------------------------------------
     def core_add(self, paths: Sequence[str | Path]) -> CoreStatus:
         """Pins documents, under the library's writer lock. Over the budget, only the ones this
         call pinned are unpinned again: those pinned before stay pinned."""
         docs = [d for p in paths for d in self._library_documents(p)]
-        with self.writer_lock:
+        with self.ctx.writer_lock:
             added = [d for d in docs if not d.is_core]
             for doc in added:
                 self.ctx.catalog.set_core(doc.doc_id, True)
@@ -88,7 +96,7 @@ class CoreService:
 
     def core_remove(self, paths: Sequence[str | Path]) -> CoreStatus:
         docs = [d for p in paths for d in self._library_documents(p)]
-        with self.writer_lock:
+        with self.ctx.writer_lock:
             for doc in docs:
                 self.ctx.catalog.set_core(doc.doc_id, False)
         return self.core_status()
@@ -99,12 +107,12 @@ class CoreService:
         so what `core add` and `core list` call fitting, the build accepts."""
         docs = self._core_documents()
         if not docs:
-            return CoreStatus((), 0, self.core_budget(), "empty")
+            return CoreStatus((), 0, self.core_budget(), CoreState.EMPTY)
         rows = tuple(CoreDoc(d.doc_id, d.path, d.title, self._doc_tokens(d.doc_id)) for d in docs)
         total = self._prefix_size(self.core_context())
         if self._server_backend():  # no state file: the server keeps the prefix evaluated
             url = {"server_url": self.ctx.settings.llm.server_url}
-            return CoreStatus(rows, total, self.core_budget(), "server-cache", details=url)
+            return CoreStatus(rows, total, self.core_budget(), CoreState.SERVER_CACHE, details=url)
         core = self.core_context()
         files = self._core_files()
         path = files.state_path(core.key)
@@ -114,7 +122,7 @@ class CoreService:
             rows,
             total,
             self.core_budget(),
-            files.state(core.key),
+            CoreState(files.state(core.key)),
             str(path),
             size,
             {k: v for k, v in details.items() if k != "key"},
@@ -165,7 +173,7 @@ class CoreService:
             [ChatMessage("system", core.system), ChatMessage("user", "?")], 1, None, cancel
         )
         progress(ProgressEvent("build", 1, 1, "core prefix sent to the model"))
-        state = "server-cache" if self._server_backend() else "uncached"
+        state = CoreState.SERVER_CACHE if self._server_backend() else CoreState.UNCACHED
         details = {
             "tokens": tokens,
             "prompt_tokens": generation.prompt_tokens,

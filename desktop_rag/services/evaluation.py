@@ -6,7 +6,6 @@ that a second run reuses it), sharing this process's loaded models.
 
 from __future__ import annotations
 
-import copy
 import logging
 import shutil
 import tempfile
@@ -24,10 +23,15 @@ from desktop_rag.progress import ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.protocols import Reranker
 from desktop_rag.retrieval import rerank as rr
 from desktop_rag.retrieval.pdfqa import DOCUMENT, LIBRARY
+from desktop_rag.services.answer import AnswerService
+from desktop_rag.services.core import CoreService
+from desktop_rag.services.library import LibraryService
+from desktop_rag.services.ports import Warmable
+from desktop_rag.services.rerankers import Rerankers
+from desktop_rag.services.search import SearchService
 
 if TYPE_CHECKING:
     from desktop_rag.retrieval.answer_eval import AnswerQuestion
-    from desktop_rag.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -35,23 +39,37 @@ PDFQA_MODES = ("hybrid", "dense", "bm25")
 PDFQA_SCOPES = (LIBRARY, DOCUMENT)
 
 
+@dataclass(frozen=True, slots=True)
+class EvalLibrary:
+    """The services of an evaluation library: what the evaluations call."""
+
+    library: LibraryService
+    search: SearchService
+    answers: AnswerService
+
+    @classmethod
+    def over(cls, ctx: AppContext) -> EvalLibrary:
+        search = SearchService(ctx, Rerankers(ctx))
+        return cls(LibraryService(ctx), search, AnswerService(ctx, search, CoreService(ctx)))
+
+
 def _pdfqa_runs(
-    services: Any, items: Sequence[Any], rerank: str, progress: ProgressCallback
+    lib: EvalLibrary, items: Sequence[Any], rerank: str, progress: ProgressCallback
 ) -> dict[str, Any]:
     """Every answerable question in every mode, over the whole library and within its own
     document (MMLongBench asks each question of one document); refusal rates over the library."""
     from desktop_rag.retrieval import pdfqa
 
-    by_name = {Path(d.path).name: d.doc_id for d in services.list_documents()}
+    by_name = {Path(d.path).name: d.doc_id for d in lib.library.list_documents()}
     tables = {(sc, mode): pdfqa.HitTable() for sc in PDFQA_SCOPES for mode in PDFQA_MODES}
     flagged = {True: [0, 0], False: [0, 0]}  # answerable -> [questions, flagged insufficient]
     for n, q in enumerate(items, start=1):
         for mode in PDFQA_MODES if q.answerable else ("hybrid",):
-            result = services.search(q.question, k=10, mode=mode, rerank=rerank)
+            result = lib.search.search(q.question, k=10, mode=mode, rerank=rerank)
             if q.answerable:
                 tables[LIBRARY, mode].add(q, pdfqa.first_hit(q, result.results))
                 own = DocScope(only=frozenset({by_name.get(q.doc, "")}))
-                scoped = services.search(q.question, k=10, mode=mode, rerank=rerank, scope=own)
+                scoped = lib.search.search(q.question, k=10, mode=mode, rerank=rerank, scope=own)
                 tables[DOCUMENT, mode].add(q, pdfqa.first_hit(q, scoped.results))
             if mode == "hybrid":
                 flagged[q.answerable][0] += 1
@@ -91,18 +109,19 @@ def _answer_sources(docs_dir: Path, items: Sequence[AnswerQuestion], scope: str)
 
 
 def _answer_runs(
-    services: Services,
+    lib: EvalLibrary,
     items: Sequence[AnswerQuestion],
     opts: AnswerEvalOptions,
     progress: ProgressCallback,
 ) -> list[dict[str, Any]]:
     from desktop_rag.retrieval import answer_eval
 
-    by_name = {Path(d.path).name: d.doc_id for d in services.list_documents()}
+    by_name = {Path(d.path).name: d.doc_id for d in lib.library.list_documents()}
     records: list[dict[str, Any]] = []
     for n, q in enumerate(items, start=1):
         own = DocScope(only=frozenset({by_name.get(q.base.doc, "")}))
-        answer = services.ask(q.base.question, scope=own if opts.scope == DOCUMENT else EVERYWHERE)
+        scope = own if opts.scope == DOCUMENT else EVERYWHERE
+        answer = lib.answers.ask(q.base.question, scope=scope)
         records.append(answer_eval.record(q, answer))
         opts.on_record(records[-1])
         accuracy = f"accuracy {answer_eval.running_accuracy(records):.2f}"
@@ -112,28 +131,32 @@ def _answer_runs(
 
 def _warm_sparse(ctx: AppContext) -> None:
     """Every query of an evaluation then meets the same sparse index (the in-memory snapshot)."""
-    warm = getattr(ctx.sparse, "warm", None)
-    if callable(warm):
-        warm()
+    if isinstance(ctx.sparse, Warmable):
+        ctx.sparse.warm()
 
 
 class EvalService:
-    ctx: AppContext
+    """Evaluations on real data, each over a throwaway library sharing this context's models."""
+
+    def __init__(self, ctx: AppContext, rerankers: Rerankers) -> None:
+        self.ctx = ctx
+        self.rerankers = rerankers
 
     @contextmanager
     def eval_context(self, workdir: Path | None = None) -> Iterator[AppContext]:
         """A separate library that shares this process's embedder, tokenizer and registry."""
         folder = workdir or Path(tempfile.mkdtemp(prefix="desktop-rag-eval-"))
-        shared = ("compute", "embedder", "token_counter", "registry", "engine")
-        overrides = {n: getattr(self.ctx, n) for n in shared if n != "engine" or self.ctx.loaded(n)}
-        ctx = build_context(
-            str(folder), settings=copy.deepcopy(self.ctx.settings), overrides=overrides
-        )
+        mine = self.ctx
+        ctx = build_context(str(folder), settings=mine.settings)  # frozen: shared safely
+        ctx.provide(compute=mine.compute, embedder=mine.embedder,
+                    token_counter=mine.token_counter, registry=mine.registry)
+        if mine.loaded("engine"):
+            ctx.provide(engine=mine.engine)
         try:
             yield ctx
         finally:
             for owned in ("engine", "compute"):  # owned by self.ctx
-                ctx.__dict__.pop(owned, None)
+                ctx.release(owned)
             ctx.close()
             if workdir is None:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -142,12 +165,12 @@ class EvalService:
         """The re-rankers to evaluate: those named, else the cross-encoder when configured and
         the LLM when it runs on a GPU (one prompt per candidate is too slow on a CPU)."""
         if names is None:
-            names = [n for n in rr.available_rerankers(self.ctx) if n != rr.NONE]
-            names = [n for n in names if n != rr.LLM or rr.llm_practical(self.ctx)]
+            names = [n for n in self.rerankers.available() if n != rr.NONE]
+            names = [n for n in names if n != rr.LLM or self.rerankers.llm_practical()]
         out: dict[str, Reranker] = {}
         for name in names:
             try:
-                built = rr.build_reranker(name, self.ctx)
+                built = self.rerankers.build(name)
             except DesktopRagError as exc:
                 log.warning("re-ranker %s skipped: %s", name, exc)
                 continue
@@ -210,15 +233,13 @@ class EvalService:
     @contextmanager
     def eval_library(
         self, sources: Sequence[Path], workdir: Path | None, progress: ProgressCallback
-    ) -> Iterator[tuple[Services, dict[str, Any]]]:
+    ) -> Iterator[tuple[EvalLibrary, dict[str, Any]]]:
         """Services over an evaluation library holding the files and folders `sources` (ingested
         anew, or brought up to date in `workdir`), with the ingestion's counts for the report."""
-        from desktop_rag.services import Services
-
         with self.eval_context(workdir) as ectx:
-            services = Services(ectx)
+            services = EvalLibrary.over(ectx)
             start = time.perf_counter()
-            ingest = services.ingest(list(sources), progress)
+            ingest = services.library.ingest(list(sources), progress)
             ingest_s = time.perf_counter() - start
             _warm_sparse(ectx)
             indexed = sum(1 for o in ingest.outcomes if o.doc_id and o.outcome.value != "failed")

@@ -20,12 +20,13 @@ from desktop_rag.domain import (
     FollowedFolder,
     IngestReport,
     Outcome,
+    Reason,
 )
 from desktop_rag.errors import DesktopRagError, NotFoundError
 from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
 from desktop_rag.services.lookup import documents_named
+from desktop_rag.services.ports import Refreshable
 from desktop_rag.store.followed import is_within
-from desktop_rag.store.lock import WriterLock
 
 FOLDER_MISSING = (
     "folder not found (moved, or on a drive not mounted); its documents are kept: remove the "
@@ -48,13 +49,11 @@ def _slug(title: str) -> str:
 
 
 class LibraryService:
-    ctx: AppContext
+    """The library's writes (under the writer lock) and reads, over the context's stores."""
 
-    @property
-    def writer_lock(self) -> WriterLock:
-        """This process's lock on the library (re-entrant); a second process gets
-        LibraryInUseError while it is held."""
-        return self.ctx.writer_lock
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+        self.writer_lock = ctx.writer_lock  # re-entrant; another process is refused meanwhile
 
     def ingest(
         self, paths: Sequence[str | Path], progress: ProgressCallback = no_progress,
@@ -111,9 +110,10 @@ class LibraryService:
         unavailable = {f: self._folder_unavailable(f) for f in folders}
         present = [f for f in folders if unavailable[f] is None]
         present += [p for p in lone if os.path.lexists(p)]
-        missing = [FileOutcome(f, Outcome.SKIPPED, why) for f, why in unavailable.items() if why]
-        missing += [FileOutcome(p, Outcome.SKIPPED, FILE_MISSING) for p in lone
-                    if not os.path.lexists(p)]
+        missing = [FileOutcome(f, Outcome.SKIPPED, why[1], code=why[0])
+                   for f, why in unavailable.items() if why]
+        missing += [FileOutcome(p, Outcome.SKIPPED, FILE_MISSING, code=Reason.FILE_MISSING)
+                    for p in lone if not os.path.lexists(p)]
         with self.writer_lock:
             removed = self.ctx.catalog.followed().removed_files()
             report = (self._ingest(present, progress, cancel, removed, SYNC_SETTLE_S)
@@ -121,19 +121,20 @@ class LibraryService:
         outcomes = sorted([*report.outcomes, *missing], key=lambda o: o.path)
         return IngestReport(tuple(outcomes), report.seconds, report.embedded_chunks)
 
-    def _folder_unavailable(self, folder: str) -> str | None:
+    def _folder_unavailable(self, folder: str) -> tuple[Reason, str] | None:
         """Why a sync must leave `folder`'s documents alone: it is gone, or it is empty while
         documents were indexed from it (the mount point of a drive not mounted)."""
         if not os.path.isdir(folder):
-            return FOLDER_MISSING
+            return Reason.FOLDER_MISSING, FOLDER_MISSING
         try:
             with os.scandir(folder) as entries:
                 empty = next(entries, None) is None
         except OSError as exc:
-            return f"cannot read the folder: {exc.strerror or exc}; its documents are kept"
+            why = f"cannot read the folder: {exc.strerror or exc}; its documents are kept"
+            return Reason.FOLDER_UNREADABLE, why
         indexed = any(d.status is DocStatus.INDEXED
                       for d in self.ctx.catalog.documents_under(folder))
-        return FOLDER_EMPTY if empty and indexed else None
+        return (Reason.FOLDER_EMPTY, FOLDER_EMPTY) if empty and indexed else None
 
     def folders_to_watch(self, limit: int = 2000) -> list[str]:
         """The followed folders that are present and the folders below them (at most `limit`):
@@ -153,9 +154,11 @@ class LibraryService:
             for raw in paths:
                 gone = followed.unfollow_within(str(absolute(raw)))
                 outcomes += [FileOutcome(f, Outcome.REMOVED, "no longer followed; its documents "
-                                         "stay in the library") for f in gone]
+                                         "stay in the library", code=Reason.UNFOLLOWED)
+                             for f in gone]
                 if not gone:
-                    outcomes.append(FileOutcome(str(raw), Outcome.SKIPPED, "not a followed folder"))
+                    outcomes.append(FileOutcome(str(raw), Outcome.SKIPPED, "not a followed folder",
+                                                code=Reason.NOT_FOLLOWED))
             return outcomes
 
     def followed_folders(self) -> list[FollowedFolder]:
@@ -179,12 +182,11 @@ class LibraryService:
             for raw in paths:
                 docs = self._documents_for(raw)
                 unfollowed = followed.unfollow_within(str(absolute(raw)))
-                outcomes += [FileOutcome(f, Outcome.REMOVED, "folder no longer followed")
-                             for f in unfollowed]
+                outcomes += [FileOutcome(f, Outcome.REMOVED, "folder no longer followed",
+                                         code=Reason.UNFOLLOWED) for f in unfollowed]
                 if not docs and not unfollowed:
-                    outcomes.append(
-                        FileOutcome(str(raw), Outcome.SKIPPED, "not in the library")
-                    )
+                    outcomes.append(FileOutcome(str(raw), Outcome.SKIPPED, "not in the library",
+                                                code=Reason.NOT_IN_LIBRARY))
                 for doc in docs:
                     remove_documents(self.ctx.catalog, self.ctx.vectors, [doc.doc_id])
                     outcomes.append(FileOutcome(
@@ -216,9 +218,8 @@ class LibraryService:
     def _refresh_sparse(self) -> None:
         """Lets an in-memory BM25 snapshot already in use catch up with the change now, in the
         background, rather than at the next searches."""
-        refresh = getattr(self.ctx.__dict__.get("sparse"), "refresh", None)
-        if callable(refresh):
-            refresh()
+        if self.ctx.loaded("sparse") and isinstance(self.ctx.sparse, Refreshable):
+            self.ctx.sparse.refresh()
 
     def _documents_for(self, raw: str | Path) -> list[Document]:
         return documents_named(self.ctx.catalog, raw)
@@ -282,7 +283,3 @@ class LibraryService:
             report = recovery.consistency_report(ctx.catalog, ctx.vectors)
             report["repaired"] = done
             return report
-
-    def library_counts(self) -> dict[str, int]:
-        docs = self.ctx.catalog.documents()
-        return {s.value: sum(1 for d in docs if d.status is s) for s in DocStatus}

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
-import logging
 import time
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import EVERYWHERE, DocScope, Passage, ScoredChunk, SearchResult
-from desktop_rag.errors import DesktopRagError
 from desktop_rag.locate import matching_page
 from desktop_rag.protocols import Reranker
 from desktop_rag.retrieval import rerank as rr
 from desktop_rag.retrieval.evidence import EvidenceGate
 from desktop_rag.retrieval.hybrid import HybridConfig, HybridRetriever
 from desktop_rag.retrieval.packing import Packer
+from desktop_rag.services.rerankers import Rerankers
 from desktop_rag.store.sparse import STOPWORDS
-
-log = logging.getLogger(__name__)
 
 
 def hybrid_config(ctx: AppContext) -> HybridConfig:
@@ -40,7 +37,11 @@ def _placed(query: str, item: ScoredChunk) -> ScoredChunk:
 
 
 class SearchService:
-    ctx: AppContext
+    """Hybrid retrieval, re-ranking and packing over the context's stores and models."""
+
+    def __init__(self, ctx: AppContext, rerankers: Rerankers) -> None:
+        self.ctx = ctx
+        self.rerankers = rerankers
 
     def retriever(self) -> HybridRetriever:
         c = self.ctx
@@ -49,21 +50,11 @@ class SearchService:
         )
 
     def reranker(self, name: str | None = None) -> tuple[str, Reranker | None]:
-        """The re-ranker `name` stands for, loaded once per process; `auto` falls back to none."""
-        resolved = rr.resolve_name(name, self.ctx)
-        cache: dict[str, Reranker | None] = self.ctx.__dict__.setdefault("rerankers", {})
-        if resolved not in cache:
-            try:
-                cache[resolved] = rr.build_reranker(resolved, self.ctx)
-            except DesktopRagError:
-                if (name or self.ctx.settings.retrieval.reranker) != rr.AUTO:
-                    raise
-                log.warning("re-ranker %s is unavailable; searching without one", resolved)
-                return rr.NONE, None
-        return resolved, cache[resolved]
+        """The re-ranker `name` stands for, loaded once per context; `auto` falls back to none."""
+        return self.rerankers.get(name)
 
     def available_rerankers(self) -> list[str]:
-        return rr.available_rerankers(self.ctx)
+        return self.rerankers.available()
 
     def search(
         self,

@@ -8,11 +8,16 @@ prefill progress become known, without a stage parameter on every step in betwee
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from desktop_rag.domain import AnswerStage, Passage, Stage
 from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatEngine, ChatMessage, Generation, TokenCallback
+from desktop_rag.protocols import (
+    ChatEngine,
+    ChatMessage,
+    Generation,
+    TokenCallback,
+    TokenGenerating,
+)
 
 StageSink = Callable[[AnswerStage], None]
 
@@ -74,7 +79,7 @@ def check(cancel: CancelToken | None) -> None:
 
 
 def generate_in_steps(
-    engine: Any,
+    engine: TokenGenerating,
     messages: Sequence[ChatMessage],
     max_tokens: int,
     on_token: TokenCallback | None,
@@ -85,7 +90,4 @@ def generate_in_steps(
     prefill progress reported."""
     tokens = engine.tokenize_prompt(engine.render(messages))
     stages.reading(len(tokens))
-    generation: Generation = engine.generate_tokens(
-        tokens, max_tokens, on_token, cancel, on_prefill=stages.prefill
-    )
-    return generation
+    return engine.generate_tokens(tokens, max_tokens, on_token, cancel, on_prefill=stages.prefill)

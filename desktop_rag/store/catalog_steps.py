@@ -65,7 +65,7 @@ def with_status(doc: Document, status: DocStatus, chunks: int) -> Document:
 def drop_unindexed(conn: sqlite3.Connection, doc_id: str) -> None:
     """Clears a leftover pending/failed row of the same id (never an indexed one)."""
     row = conn.execute("SELECT status FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
-    if row is not None and row[0] in ("indexed", "removing"):
+    if row is not None and row[0] in (DocStatus.INDEXED, DocStatus.REMOVING):
         raise ValueError(f"document {doc_id} is {row[0]}; remove it before adding it again")
     conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
     conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
@@ -75,7 +75,7 @@ def begin_remove(conn: sqlite3.Connection, doc_id: str) -> None:
     row = conn.execute("SELECT status FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
     if row is None:
         return
-    if row[0] == "indexed":
+    if row[0] == DocStatus.INDEXED:
         conn.execute(
             "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)",
             (doc_id,),

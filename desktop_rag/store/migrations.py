@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from desktop_rag.ingest.titles import file_stem, shown_title
+from desktop_rag.store.titles import file_stem, shown_title
 
 # Columns added to `documents` after its first release: name -> declaration.
 DOCUMENT_COLUMNS_ADDED = {

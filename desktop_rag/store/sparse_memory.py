@@ -186,8 +186,8 @@ class MemoryBm25Index:
 
 def memory_mb(index: object) -> float | None:
     """The snapshot's approximate size in MiB, when `index` keeps one."""
-    snapshot = getattr(index, "snapshot", None)
-    return round(snapshot.memory_bytes() / 2**20, 1) if isinstance(snapshot, Snapshot) else None
+    snapshot = index.snapshot if isinstance(index, MemoryBm25Index) else None
+    return None if snapshot is None else round(snapshot.memory_bytes() / 2**20, 1)
 
 
 __all__: Sequence[str] = ("MemoryBm25Index", "Snapshot", "build_snapshot", "memory_mb")

@@ -5,6 +5,9 @@ for Netflix's 10-K), a hash, the name of the file it was made from ("Microsoft W
 "doc1.dvi"), or an application's default ("Slide 1", "R Graphics Output"). A library full of
 those cannot be read, so such a title gives way to the file's name, which the user chose
 ("Netflix_10K_2015.pdf" -> "Netflix 10K 2015"). Pure functions: no I/O, no PyMuPDF.
+
+Here in the store, below ingestion, because both choose titles: ingestion for a file it reads,
+the catalog's migration for the documents of an older library.
 """
 
 from __future__ import annotations
