@@ -17,6 +17,7 @@ Profile = Literal["default", "tiny"]
 RerankerChoice = Literal["auto", "none", "cross-encoder", "llm"]
 Fusion = Literal["zscore", "rrf"]
 OcrMode = Literal["auto", "off"]
+TableMode = Literal["auto", "off"]
 SearchMode = Literal["hybrid", "dense", "bm25"]
 StoreMode = Literal["embedded", "server"]
 LlmBackend = Literal["local", "server"]
@@ -24,6 +25,7 @@ PROFILES: tuple[Profile, ...] = get_args(Profile)
 RERANKERS: tuple[RerankerChoice, ...] = get_args(RerankerChoice)
 FUSIONS: tuple[Fusion, ...] = get_args(Fusion)
 OCR_MODES: tuple[OcrMode, ...] = get_args(OcrMode)
+TABLE_MODES: tuple[TableMode, ...] = get_args(TableMode)
 SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 STORE_MODES: tuple[StoreMode, ...] = get_args(StoreMode)
 LLM_BACKENDS: tuple[LlmBackend, ...] = get_args(LlmBackend)
@@ -75,8 +77,9 @@ class IngestSettings:
     ocr: OcrMode = "auto"  # auto: pages without text are OCR'd when Tesseract's data is found; off
     ocr_language: str = "eng"  # Tesseract language(s), e.g. "eng+deu"
     ocr_dpi: int = 150
-    ocr_processes: int = 0  # processes that OCR pages side by side (0: one per core)
+    ocr_processes: int = 0  # processes that read pages side by side: OCR, tables (0: one per core)
     tessdata: str = ""  # folder of *.traineddata; empty: TESSDATA_PREFIX, then the usual places
+    tables: TableMode = "auto"  # auto: PDF pages that look tabular get a table pass; off
     sync_on_start: bool = True  # the app re-checks the followed folders when it opens
     watch_folders: bool = True  # ...and watches them while it is open
 
@@ -115,6 +118,7 @@ class Settings:
         _check_range("retrieval.top_k", self.retrieval.top_k, 1, 100)
         _check_range("ingest.memory_budget_mb", self.ingest.memory_budget_mb, 0, 1 << 20)
         _check_choice("ingest.ocr", self.ingest.ocr, OCR_MODES)
+        _check_choice("ingest.tables", self.ingest.tables, TABLE_MODES)
         _check_range("ingest.ocr_dpi", self.ingest.ocr_dpi, 72, 600)
         _check_range("ingest.ocr_processes", self.ingest.ocr_processes, 0, 256)
         _check_range("retrieval.fetch_k", self.retrieval.fetch_k, 1, 1000)

@@ -11,7 +11,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-# The per-file outcome types live in their own module; every layer imports them from here too.
+# The per-file outcome types and the checked calculations of an answer live in their own modules;
+# every layer imports them from here too.
+from desktop_rag.computed import CalculationProblem as CalculationProblem
+from desktop_rag.computed import CheckedCalculation as CheckedCalculation
+from desktop_rag.computed import CheckedInput as CheckedInput
 from desktop_rag.outcomes import FileOutcome as FileOutcome
 from desktop_rag.outcomes import IngestReport as IngestReport
 from desktop_rag.outcomes import Outcome as Outcome
@@ -242,6 +246,7 @@ class Answer:
     reranker: str
     gpu_offload: bool
     timings: dict[str, float] = field(default_factory=dict)
+    calculations: tuple[CheckedCalculation, ...] = ()  # its "Calculation:" lines, checked
 
 
 class Stage(StrEnum):

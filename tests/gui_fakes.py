@@ -21,6 +21,7 @@ from desktop_rag.domain import (
     EVERYWHERE,
     Answer,
     AnswerStage,
+    CheckedCalculation,
     Chunk,
     Citation,
     DocKind,
@@ -74,6 +75,7 @@ class FakeServices:
         self.settings = Settings()
         self.store = ChatStore(self.paths.chats_db)
         self.reply = reply or DEFAULT_REPLY
+        self.calculations: tuple[CheckedCalculation, ...] = ()  # the scripted answer's checks
         self.token_delay = token_delay
         self.prefill_steps = 0  # steps of the reading stage, each `prefill_delay` s long
         self.prefill_delay = 0.0
@@ -238,7 +240,8 @@ class FakeServices:
         chat_id = chat_id or self.new_chat()
         answer = Answer(question, self.reply, chat_id,
                         (Citation(1, chunk, 0.8),) if chunk else (), passages,
-                        ("The moon is cheese.",), False, "none", False, {"ttft_ms": 12.0})
+                        ("The moon is cheese.",), False, "none", False, {"ttft_ms": 12.0},
+                        self.calculations)
         self.store.add_exchange(chat_id, question, answer)
         return answer
 

@@ -38,6 +38,7 @@ def test_answer_cites_the_right_chunk_and_page(fake_context: Any) -> None:
         "chat_id",
         "citations",
         "unsupported_sentences",
+        "calculations",
         "refused",
         "reranker",
         "gpu_offload",

@@ -13,11 +13,11 @@ from desktop_rag.ingest.loaders import NO_TEXT, SCANNED, load
 from desktop_rag.ingest.ocr import (
     MAX_OCR_PIXELS,
     OcrConfig,
-    OcrWorkers,
     find_tessdata,
     ocr_config,
     ocr_dpi,
 )
+from desktop_rag.ingest.page_workers import PageWorkers
 from desktop_rag.ingest.segments import Line, LoadError
 from tests.ingest_docs import make_image_scan_pdf, make_scanned_pdf
 
@@ -106,7 +106,7 @@ def test_worker_processes_read_pages_in_order_like_this_process(
 ) -> None:
     scan = _multi_page_scan(tmp_path, 5)
     here = [(s.page, s.text) for s in load(scan, ocr).segments]
-    workers = OcrWorkers(ocr, processes=2)
+    workers = PageWorkers(processes=2)
     try:
         loaded = load(scan, ocr, workers)
         side_by_side = [(s.page, s.text) for s in loaded.segments]
@@ -119,7 +119,7 @@ def test_worker_processes_read_pages_in_order_like_this_process(
 
 @needs_tessdata
 def test_stopping_early_cancels_the_pages_handed_to_workers(tmp_path: Path, ocr: OcrConfig) -> None:
-    workers = OcrWorkers(ocr, processes=1)
+    workers = PageWorkers(processes=1)
     try:
         segments = load(_multi_page_scan(tmp_path, 6), ocr, workers).segments
         assert "marker 0" in next(segments).text
@@ -130,7 +130,7 @@ def test_stopping_early_cancels_the_pages_handed_to_workers(tmp_path: Path, ocr:
 
 def test_worker_errors_fail_the_scan_with_the_reason(tmp_path: Path) -> None:
     (tmp_path / "eng.traineddata").write_bytes(b"not a model" * 100)
-    workers = OcrWorkers(OcrConfig(tmp_path), processes=1)
+    workers = PageWorkers(processes=1)
     try:
         loaded = load(make_image_scan_pdf(tmp_path / "s.pdf", LINES), OcrConfig(tmp_path), workers)
         assert list(loaded.segments) == []
@@ -144,7 +144,7 @@ def test_a_killed_worker_costs_its_pages_not_the_document(tmp_path: Path, ocr: O
     import os
     import signal
 
-    workers = OcrWorkers(ocr, processes=1)
+    workers = PageWorkers(processes=1)
     try:
         workers.submit(os.getpid).result()  # starts the worker; then it is killed
         pool = workers._pool
@@ -190,9 +190,10 @@ def test_a_cancel_ends_the_wait_for_a_page_in_a_worker(tmp_path: Path, ocr: OcrC
     import time
 
     stop = threading.Event()
-    workers = OcrWorkers(OcrConfig(ocr.tessdata, dpi=300), processes=1, stopping=stop.is_set)
+    workers = PageWorkers(processes=1, stopping=stop.is_set)
     try:
-        segments = load(_multi_page_scan(tmp_path, 8), workers.config, workers).segments
+        config = OcrConfig(ocr.tessdata, dpi=300)
+        segments = load(_multi_page_scan(tmp_path, 8), config, workers).segments
         next(segments)
         stop.set()
         began = time.perf_counter()

@@ -108,7 +108,8 @@ def run_ask(args: argparse.Namespace) -> int:
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
-    """The `ask --json` document, exactly as the CLI contract lists it."""
+    """The `ask --json` document, exactly as the CLI contract lists it; `calculations` holds
+    each "Calculation:" line of the answer as the app checked and computed it."""
     by_n = {p.n: p for p in answer.passages}
     t = answer.timings
     return {
@@ -117,6 +118,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "citations": [_citation(c, by_n[c.n].text if c.n in by_n else c.chunk.text)
                       for c in answer.citations],
         "unsupported_sentences": list(answer.unsupported_sentences),
+        "calculations": [c.to_record() for c in answer.calculations],
         "refused": answer.refused,
         "reranker": answer.reranker,
         "gpu_offload": answer.gpu_offload,
@@ -149,6 +151,8 @@ def _print_answer(answer: Answer) -> None:
         page = f", page {c.page}" if c.page else ""
         mark = "* (attributed after generation)" if c.inferred else ""
         say(f"[{c.n}]{mark} {c.chunk.title}{page} ({c.chunk.path}) support {c.support:.2f}")
+    for calculation in answer.calculations:
+        say(calculation.describe())
     for sentence in answer.unsupported_sentences:
         warn(f"unsupported: {sentence}")
     mode = "GPU" if answer.gpu_offload else "CPU"

@@ -49,7 +49,8 @@ def _restored_answer(question: str, item: ChatTurn) -> TurnView:
     return TurnView(question, item.content, refused=item.refused,
                     citations=tuple(int(c["n"]) for c in cited),
                     inferred=tuple(int(c["n"]) for c in cited
-                                   if c.get("inferred") or int(c["n"]) not in marked))  # fmt: skip
+                                   if c.get("inferred") or int(c["n"]) not in marked),
+                    calculations=item.calculations)  # fmt: skip
 
 
 def _answers(history: Sequence[ChatTurn]) -> list[ChatTurn]:

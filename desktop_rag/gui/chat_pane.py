@@ -30,7 +30,8 @@ def turn_from_answer(answer: Answer, note: str = "") -> TurnView:
     return TurnView(answer.question, answer.answer, refused=answer.refused,
                     unsupported=answer.unsupported_sentences,
                     citations=tuple(c.n for c in answer.citations), note=note,
-                    inferred=tuple(c.n for c in answer.citations if c.inferred))
+                    inferred=tuple(c.n for c in answer.citations if c.inferred),
+                    calculations=answer.calculations)
 
 
 class QuestionBox(QPlainTextEdit):

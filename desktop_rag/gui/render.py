@@ -1,7 +1,8 @@
 """Turns questions and answers into the HTML shown by the chat view (Qt rich-text subset).
 
 Model output is rendered as Markdown with raw HTML disabled; citation markers such as [2] or
-[1, 3] become `cite:N` links; unsupported sentences are marked; refusals get their own style.
+[1, 3] become `cite:N` links; unsupported sentences are marked; refusals get their own style;
+the calculations the app checked are shown under the answer, with their result.
 """
 
 from __future__ import annotations
@@ -12,11 +13,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from desktop_rag.domain import CalculationProblem, CheckedCalculation
+
 CITE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 CITE_SCHEME = "cite"
 UNSUPPORTED_STYLE = "background-color:#fde2c4; text-decoration: underline;"
 UNSUPPORTED_TITLE = "Not supported by the cited sources"
 INFERRED_TITLE = "Attributed after generation: the model wrote no citation markers"
+CHECKED_COLOURS = ("#e3f1e6", "#1b6e2d")  # background, text
+WARNING_COLOURS = ("#fde2c4", "#a05a00")
+CHECKED_TITLE = "Computed by the app from the cited numbers, each found in its source"
+FOUND_TITLE = "[n]*: the model cited no source; the number was found in passage n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +39,7 @@ class TurnView:
     note: str = ""
     inferred: tuple[int, ...] = ()  # citation numbers attributed after generation (no markers)
     stage: str = ""  # what a streaming answer waits on until its first words arrive
+    calculations: tuple[CheckedCalculation, ...] = ()  # its "Calculation:" lines, checked
 
 
 @lru_cache(maxsize=1)
@@ -79,14 +87,62 @@ def answer_html(turn: TurnView, index: int = 0) -> str:
     if turn.streaming:
         text = html.escape(turn.answer).replace("\n", "<br>")
         return f'<p>{text}<span style="color:#888;"> \u2026</span></p>'  # more to come
-    body = mark_unsupported(link_citations(markdown_html(turn.answer), index), turn.unsupported)
+    shown = without_calculation_lines(turn.answer, turn.calculations)
+    body = mark_unsupported(link_citations(markdown_html(shown), index), turn.unsupported)
     if turn.refused:
         return (
             '<table width="100%" cellpadding="8" style="background-color:#eeeeee;">'
             '<tr><td><b><i>Not answered from your documents.</i></b>'
             f'<div style="color:#555;">{body}</div></td></tr></table>'
         )
-    return body + inferred_links(turn.inferred, index) + _footer(turn)
+    return (body + inferred_links(turn.inferred, index)
+            + calculations_html(turn.calculations, index) + _footer(turn))
+
+
+def calculations_html(calculations: tuple[CheckedCalculation, ...], turn: int = 0) -> str:
+    """The checked calculations under their answer, one row each (see `calculation_row`)."""
+    if not calculations:
+        return ""
+    rows = "".join(calculation_row(c, turn) for c in calculations)
+    return f'<table width="100%" cellspacing="3" cellpadding="5">{rows}</table>'
+
+
+def calculation_row(calc: CheckedCalculation, turn: int = 0) -> str:
+    """One calculation: the formula with its cited inputs (links to their passages) and the
+    app's result, marked "Checked"; or what is wrong: a model's result that the inputs do not
+    give (the app's is shown as the right one), or an input its source lacks (no result)."""
+    formula = link_citations(html.escape(calc.formula, quote=False), turn)
+    result = f" = <b>{html.escape(calc.result_text)}</b>" if calc.computed else ""
+    if calc.problem is CalculationProblem.OK:
+        colours, label, note, tip = CHECKED_COLOURS, "Checked", "", CHECKED_TITLE
+    else:
+        colours, label, tip = WARNING_COLOURS, "Computed" if calc.computed else "Not computed", (
+            calc.message)
+        note = f'<br><span style="color:{colours[1]};">{_warning(calc)}</span>'
+    tip = f"{tip}. {FOUND_TITLE}" if "]*" in calc.formula else tip
+    return (
+        f'<tr><td bgcolor="{colours[0]}" title="{html.escape(tip)}">'
+        f'<b style="color:{colours[1]};">{label}:</b> {formula}{result}{note}</td></tr>'
+    )
+
+
+def _warning(calc: CheckedCalculation) -> str:
+    """What is wrong with a calculation, for a person, in its own words."""
+    if calc.problem is CalculationProblem.STATED_RESULT_WRONG:
+        stated, right = html.escape(calc.stated or ""), html.escape(calc.result_text)
+        return f"The answer says {stated}; the right result of this formula is <b>{right}</b>."
+    return html.escape(calc.message[:1].upper() + calc.message[1:]) + "."
+
+
+def without_calculation_lines(text: str, calculations: tuple[CheckedCalculation, ...]) -> str:
+    """The answer without its "Calculation:" lines (for display only: each is shown, checked,
+    in its row under the answer, with the model's own result when it is wrong)."""
+    lines = [c.line for c in calculations if c.line]
+
+    def is_calculation(row: str) -> bool:  # the line itself, maybe in a bullet or bold
+        return any(line in row and not row.replace(line, "").strip(" \t-*`>") for line in lines)
+
+    return "\n".join(row for row in text.splitlines() if not is_calculation(row))
 
 
 def inferred_links(numbers: tuple[int, ...], turn: int = 0) -> str:

@@ -5,7 +5,9 @@ too long is split at sentence boundaries, a sentence that is too long at word bo
 exceeds the embedder's limit (max_word_pieces minus its 2 special tokens), so the embedder sees
 all of the text. A heading always starts a chunk and stays with the text after it. A chunk may
 span one page break, only when the part before it is small; it then records both pages, and its
-char span runs from its start on the first page to its end on the second.
+char span runs from its start on the first page to its end on the second. The rows of a table
+make chunks of their own, one row a line, each chunk opening with the table's title (its caption
+and unit), so that every part of a long table still says what its numbers are.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from desktop_rag.domain import LineBox
-from desktop_rag.ingest.segments import SOFT_HYPHEN, Line, Segment
+from desktop_rag.ingest.segments import SOFT_HYPHEN, Line, Segment, TablePart
 from desktop_rag.protocols import TokenCounter, WordPieceCounter
 
 TARGET = 200
+MAX_TITLE_CHARS = 160  # a table's title, repeated atop each of its chunks
 SPECIAL_TOKENS = 2
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 _WORD = re.compile(r"\S+")
@@ -34,6 +37,7 @@ class Piece:
     a: int  # offsets into seg.text
     b: int
     wp: int
+    title: bool = False  # a table's title, put atop a chunk of its rows
 
     @property
     def text(self) -> str:
@@ -70,13 +74,24 @@ class Chunker:
 
     def chunk(self, segments: Iterable[Segment]) -> Iterator[ChunkDraft]:
         group: list[Piece] = []
+        titles: dict[int, Piece] = {}
         for piece in self._pieces(segments):
             if group and self._breaks(group, piece):
                 yield self._draft(group)
                 group = []
+            if not group and piece.seg.table is not None:
+                group.append(self._title(piece.seg, piece.seg.table, titles))
             group.append(piece)
         if group:
             yield self._draft(group)
+
+    def _title(self, row: Segment, table: TablePart, made: dict[int, Piece]) -> Piece:
+        """The table's title as the first line of a chunk of its rows (counted once)."""
+        if id(table) not in made:
+            text = table.title[:MAX_TITLE_CHARS]
+            title = Segment(text, row.page, row.start, row.start, table=table)
+            made[id(table)] = Piece(title, 0, len(text), self._count([text])[0], title=True)
+        return made[id(table)]
 
     def _count(self, texts: Sequence[str]) -> list[int]:
         return self.embedder.count_word_pieces(list(texts)) if texts else []
@@ -141,6 +156,10 @@ class Chunker:
             yield Piece(seg, x, min(x + self.target, b), wp)
 
     def _breaks(self, group: list[Piece], piece: Piece) -> bool:
+        if piece.seg.table is not group[-1].seg.table:
+            return True
+        if all(p.title for p in group):  # a title stays with the rows it names
+            return False
         size = sum(p.wp for p in group)  # whitespace between pieces adds no word piece
         if size + piece.wp > self.target:
             return True

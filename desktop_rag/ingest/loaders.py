@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import logging
 import re
-from collections import deque
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from desktop_rag.domain import DocKind, Reason
-from desktop_rag.errors import CancelledError
 from desktop_rag.ingest.notes import load_markdown, load_text
-from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers, ocr_dpi
-from desktop_rag.ingest.page_text import has_text, page_segments
+from desktop_rag.ingest.ocr import OcrConfig
+from desktop_rag.ingest.page_reader import PageReader
+from desktop_rag.ingest.page_text import page_segments
+from desktop_rag.ingest.page_workers import PageWorkers
 from desktop_rag.ingest.segments import UNSUPPORTED, LoadedDocument, LoadError, Segment
 from desktop_rag.store.titles import clean, shown_title
 
@@ -43,7 +42,6 @@ ENCRYPTED = "password-protected; decrypt it first (OCR/decryption not available)
 NO_PAGES = "cannot open: no pages (corrupt, truncated or not a valid document)"
 REPAIRED = "the file is damaged (truncated or corrupt) and was repaired; some text may be missing"
 MARKUP_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".fb2"})
-OCR_AHEAD = 2  # pages handed to each OCR worker process ahead of the page being read
 MAX_MARKUP_DEPTH = 4000  # MuPDF refuses deeper nesting anyway, after time quadratic in depth
 _TAG = re.compile(rb"<(/?)([A-Za-z][\w:.-]*)[^<>]*?(/?)>")
 _NOT_NESTING = frozenset(
@@ -71,10 +69,12 @@ def kind_of(path: Path) -> DocKind | None:
 
 
 def load(
-    path: Path, ocr: OcrConfig | None = None, workers: OcrWorkers | None = None
+    path: Path, ocr: OcrConfig | None = None, workers: PageWorkers | None = None,
+    tables: bool = False,
 ) -> LoadedDocument:
     """Opens `path`; raises LoadError with a user-facing reason. With `ocr`, pages of a PDF that
-    have no text layer but have images are read by OCR."""
+    have no text layer but have images are read by OCR; with `tables` and `workers`, tables on
+    the pages of a PDF that look tabular become table rows (see table_extract)."""
     kind = kind_of(path)
     if kind is None:
         suffix = path.suffix or path.name
@@ -83,7 +83,7 @@ def load(
         return load_markdown(path)
     if kind is DocKind.TEXT:
         return load_text(path)
-    return _load_paged(path, kind, ocr, workers)
+    return _load_paged(path, kind, ocr, workers, tables and kind is DocKind.PDF)
 
 
 def _open(path: Path) -> Any:
@@ -121,7 +121,7 @@ def _check_markup(path: Path) -> None:
 
 
 def _load_paged(
-    path: Path, kind: DocKind, ocr: OcrConfig | None, workers: OcrWorkers | None
+    path: Path, kind: DocKind, ocr: OcrConfig | None, workers: PageWorkers | None, tables: bool
 ) -> LoadedDocument:
     _check_markup(path)
     doc = _open(path)
@@ -134,7 +134,7 @@ def _load_paged(
         loaded.set_empty(Reason.NO_TEXT, "no extractable text")
     if getattr(doc, "is_repaired", False):  # PyMuPDF versions without it repair silently
         loaded.add_note(Reason.REPAIRED, REPAIRED)
-    loaded.segments = _segments(doc, loaded, PageReader(ocr, workers, path))
+    loaded.segments = _segments(doc, loaded, PageReader(ocr, workers, path, tables))
     return loaded
 
 
@@ -163,8 +163,8 @@ def _titles(doc: Any, path: Path) -> tuple[str, str | None]:
 
 def _segments(doc: Any, loaded: LoadedDocument, reader: PageReader) -> Iterator[Segment]:
     try:
-        for number, page_dict in reader.read(doc):
-            yield from page_segments(page_dict, number)
+        for number, page_dict, tables in reader.read(doc):
+            yield from page_segments(page_dict, number, tables)
     finally:
         doc.close()
     if reader.ocr is not None:  # shown only if no text came out
@@ -176,114 +176,3 @@ def _segments(doc: Any, loaded: LoadedDocument, reader: PageReader) -> Iterator[
         loaded.set_empty(Reason.CORRUPT, why)
     if reader.ocr_pages:
         loaded.add_note(Reason.OCR, f"text of {reader.ocr_pages} scanned page(s) read by OCR")
-
-
-PageText = dict[str, Any]  # PyMuPDF's "dict" text layout of one page
-
-
-class PageReader:
-    """Each page's text, in page order. A page with images but no text layer is read by OCR
-    when it is on: by the worker processes when there are some (several pages at once, while
-    this thread reads the pages after them), else here."""
-
-    def __init__(
-        self, ocr: OcrConfig | None, workers: OcrWorkers | None = None, path: Path | None = None
-    ) -> None:
-        self.ocr, self.path = ocr, path
-        self.workers = workers if ocr is not None and path is not None else None
-        self.ocr_tried = self.ocr_pages = self.unreadable = 0
-        self.ocr_error = ""
-        self.pool_broken = False  # a worker was killed: the rest is OCR'd in this process
-
-    def read(self, doc: Any) -> Iterator[tuple[int, PageText]]:
-        ahead: deque[tuple[int, PageText | Future[PageText]]] = deque()
-        window = 1 + (OCR_AHEAD * self.workers.processes if self.workers else 0)
-        try:
-            for index in range(doc.page_count):
-                ahead.append((index + 1, self._start(doc, index)))
-                while ahead and (len(ahead) >= window or _ready(ahead[0][1])):
-                    number, item = ahead.popleft()
-                    yield number, self._finish(number, item)
-            while ahead:
-                number, item = ahead.popleft()
-                yield number, self._finish(number, item)
-        finally:
-            for _, item in ahead:
-                if isinstance(item, Future):
-                    item.cancel()
-
-    def _start(self, doc: Any, index: int) -> PageText | Future[PageText]:
-        try:
-            page = doc.load_page(index)
-            found: PageText = page.get_text("dict", sort=True, flags=_text_flags())
-            config = self.ocr
-            if config is None or has_text(found) or not page.get_images():
-                return found
-            self.ocr_tried += 1
-            if self.workers is not None and not self.pool_broken:
-                try:
-                    return self.workers.submit(ocr_page, str(self.path), index, config)
-                except Exception as exc:  # a broken pool (a worker was killed): read here
-                    log.warning("OCR workers unavailable (%s); OCR continues here", exc)
-                    self.pool_broken = True
-            return self._counted(index + 1, lambda: ocr_dict(page, config))
-        except Exception as exc:  # one bad page must not lose the document
-            log.warning("page %d unreadable: %s", index + 1, exc)
-            self.unreadable += 1
-            return {}
-
-    def _finish(self, number: int, item: PageText | Future[PageText]) -> PageText:
-        if isinstance(item, dict):
-            return item
-        return self._counted(number, lambda: self._wait(item))
-
-    def _wait(self, future: Future[PageText]) -> PageText:
-        """A page from the workers, given up as soon as the ingestion is cancelled."""
-        if self.workers is None:
-            return future.result()
-        page: PageText = self.workers.result(future)
-        return page
-
-    def _counted(self, number: int, read: Callable[[], PageText]) -> PageText:
-        try:
-            text = read()
-        except CancelledError:
-            raise LoadError(Reason.CANCELLED, "cancelled") from None
-        except Exception as exc:  # MuPDF errors, e.g. damaged language data: no text then
-            log.warning("OCR of page %d failed: %s", number, exc)
-            self.ocr_error = str(exc).split(": ", 1)[-1]
-            return {}
-        self.ocr_pages += int(has_text(text))
-        return text
-
-
-def _ready(item: PageText | Future[PageText]) -> bool:
-    return not isinstance(item, Future) or item.done()
-
-
-def _text_flags() -> int:
-    import pymupdf
-
-    return int(pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES)
-
-
-def ocr_dict(page: Any, ocr: OcrConfig) -> PageText:
-    flags = _text_flags()
-    dpi = ocr_dpi(page.rect.width, page.rect.height, ocr.dpi)
-    textpage = page.get_textpage_ocr(
-        flags=flags, language=ocr.language, dpi=dpi, full=True, tessdata=str(ocr.tessdata)
-    )
-    found: PageText = page.get_text("dict", sort=True, flags=flags, textpage=textpage)
-    return found
-
-
-def ocr_page(path: str, index: int, ocr: OcrConfig) -> PageText:
-    """In an OCR worker process: the OCR'd text of one page (errors as plain RuntimeErrors,
-    which cross the process boundary intact)."""
-    import pymupdf
-
-    try:
-        with pymupdf.open(path) as doc:  # type: ignore[no-untyped-call]
-            return ocr_dict(doc.load_page(index), ocr)
-    except Exception as exc:
-        raise RuntimeError(str(exc)) from None

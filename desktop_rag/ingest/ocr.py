@@ -1,5 +1,5 @@
 """OCR of scanned pages: which Tesseract language data to use, how large a page is rendered,
-and the worker processes that read pages side by side. (The PyMuPDF calls are in `loaders`.)
+(The PyMuPDF calls are in `loaders`; the worker processes in `page_workers`.)
 
 PyMuPDF carries the Tesseract engine inside MuPDF; all it needs is a folder of `*.traineddata`
 files (Debian/Ubuntu: `apt install tesseract-ocr-eng`; macOS: `brew install tesseract`; Windows:
@@ -10,16 +10,11 @@ as such, with this hint.
 from __future__ import annotations
 
 import glob
-import multiprocessing
 import os
-from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from desktop_rag.config import IngestSettings
-from desktop_rag.errors import CancelledError
 
 HINT = (
     "OCR needs Tesseract's language data: install it (Debian/Ubuntu: apt install "
@@ -44,7 +39,6 @@ class OcrConfig:
     dpi: int = 150
 
 
-POLL_S = 0.1
 MAX_OCR_PIXELS = 40_000_000  # about an A0 sheet at 150 dpi; a poster or a bogus page size
 MIN_OCR_DPI = 24
 
@@ -78,48 +72,3 @@ def ocr_config(settings: IngestSettings) -> OcrConfig | None:
         return None
     folder = find_tessdata(settings.tessdata, settings.ocr_language)
     return OcrConfig(folder, settings.ocr_language, settings.ocr_dpi) if folder else None
-
-
-class OcrWorkers:
-    """Processes that OCR pages side by side, one per core (PyMuPDF cannot share a process
-    between threads), started at the first scanned page and stopped by `close`."""
-
-    def __init__(
-        self, config: OcrConfig, processes: int = 0, stopping: Callable[[], bool] = lambda: False
-    ) -> None:
-        self.config = config
-        self.processes = processes or max(os.cpu_count() or 1, 1)
-        self.stopping = stopping  # True once the ingestion is cancelled: waits end
-        self._pool: ProcessPoolExecutor | None = None
-
-    def result(self, future: Future[Any]) -> Any:
-        """The future's result; CancelledError as soon as the ingestion is cancelled."""
-        while True:
-            try:
-                return future.result(timeout=POLL_S)
-            except TimeoutError:
-                if self.stopping():
-                    future.cancel()
-                    raise CancelledError() from None
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
-        if self._pool is None:
-            spawn = multiprocessing.get_context("spawn")  # never fork a process with threads
-            self._pool = ProcessPoolExecutor(
-                self.processes, mp_context=spawn, initializer=_quiet_stderr
-            )
-        return self._pool.submit(fn, *args)
-
-    def close(self) -> None:
-        """Stops the workers; one busy with a page exits when that page is done."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-
-
-def _quiet_stderr() -> None:
-    """In a worker: Tesseract prints a line per unreadable word ("Line cannot be recognized!!")
-    straight to the stderr file; errors come back to the caller as exceptions instead."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    os.close(devnull)

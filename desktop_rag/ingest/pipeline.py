@@ -25,7 +25,8 @@ from desktop_rag.ingest import recovery
 from desktop_rag.ingest.chunker import Chunker
 from desktop_rag.ingest.embedding import EmbedStats, GuardedEmbedder
 from desktop_rag.ingest.memory import MemoryBudget
-from desktop_rag.ingest.ocr import OcrConfig, OcrWorkers
+from desktop_rag.ingest.ocr import OcrConfig
+from desktop_rag.ingest.page_workers import PageWorkers
 from desktop_rag.ingest.planner import Job, Planner
 from desktop_rag.ingest.scan import scan
 from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
@@ -71,7 +72,7 @@ class Ingestor:
         counter: TokenCounter | Callable[[], TokenCounter],
         progress: ProgressCallback = no_progress, cancel: CancelToken | None = None,
         memory: MemoryBudget | None = None, ocr: OcrConfig | None = None,
-        ocr_processes: int = 0,
+        ocr_processes: int = 0, tables: bool = False,
     ) -> None:
         self.catalog = catalog
         self.vectors = vectors
@@ -80,9 +81,9 @@ class Ingestor:
         self.progress = progress
         self.cancel = cancel or CancelToken()
         self.memory = memory or MemoryBudget(0)
-        self.ocr = ocr
-        self.ocr_workers = (
-            OcrWorkers(ocr, ocr_processes, self._stopping) if ocr is not None else None
+        self.ocr, self.tables = ocr, tables
+        self.page_workers = (
+            PageWorkers(ocr_processes, self._stopping) if ocr is not None or tables else None
         )
         self.stats = EmbedStats()
         self.totals = Totals()
@@ -107,8 +108,8 @@ class Ingestor:
         try:
             outcomes += self._extract_and_embed(planner.plan.jobs)
         finally:
-            if self.ocr_workers is not None:
-                self.ocr_workers.close()
+            if self.page_workers is not None:
+                self.page_workers.close()
         seconds = time.perf_counter() - self.totals.started
         outcomes.sort(key=lambda o: o.path)
         return IngestReport(tuple(outcomes), seconds, self.stats.embedded_texts)
@@ -174,7 +175,7 @@ class Ingestor:
 
     def _extract(self, job: Job) -> Extracted:
         try:
-            loaded = _load(job.path, self.ocr, self.ocr_workers)
+            loaded = _load(job.path, self.ocr, self.page_workers, self.tables)
             return Extracted(job, loaded, list(self.chunker.chunk(self._until_stop(loaded))))
         except LoadError as exc:
             return Extracted(job, error=exc)
@@ -235,7 +236,9 @@ def _take_group(items: queue.Queue[Extracted | None]) -> list[Extracted]:
     return group
 
 
-def _load(path: Path, ocr: OcrConfig | None, workers: OcrWorkers | None) -> LoadedDocument:
+def _load(
+    path: Path, ocr: OcrConfig | None, workers: PageWorkers | None, tables: bool
+) -> LoadedDocument:
     from desktop_rag.ingest.loaders import load
 
-    return load(path, ocr, workers)
+    return load(path, ocr, workers, tables)

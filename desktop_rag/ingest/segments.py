@@ -31,6 +31,14 @@ class Line:
     box: LineBox
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class TablePart:
+    """Marks the rows of one table (compared by identity): the chunker keeps them in chunks of
+    their own, each under the table's title, so every part says what its numbers are."""
+
+    title: str
+
+
 @dataclass(frozen=True, slots=True)
 class Segment:
     """A paragraph (or heading) of one page; `start`/`end` index the page text (or file)."""
@@ -42,6 +50,7 @@ class Segment:
     lines: tuple[Line, ...] = ()
     heading_path: tuple[str, ...] = ()
     is_heading: bool = False
+    table: TablePart | None = None  # a row of this table
 
 
 @dataclass(slots=True)

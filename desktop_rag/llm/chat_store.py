@@ -1,4 +1,5 @@
-"""Chats, their messages and the citations of each answer, in SQLite (paths.chats_db)."""
+"""Chats, their messages, the citations of each answer and its checked calculations, in SQLite
+(paths.chats_db)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop_rag.domain import Answer
+from desktop_rag.domain import Answer, CheckedCalculation
 from desktop_rag.errors import NotFoundError
 
 SCHEMA = """
@@ -22,7 +23,7 @@ CREATE TABLE IF NOT EXISTS messages (
     message_id INTEGER PRIMARY KEY AUTOINCREMENT,
     chat_id TEXT NOT NULL REFERENCES chats(chat_id) ON DELETE CASCADE,
     role TEXT NOT NULL, content TEXT NOT NULL, query TEXT, refused INTEGER NOT NULL DEFAULT 0,
-    created_at TEXT NOT NULL);
+    created_at TEXT NOT NULL, calculations TEXT NOT NULL DEFAULT '[]');
 CREATE TABLE IF NOT EXISTS citations (
     message_id INTEGER NOT NULL REFERENCES messages(message_id) ON DELETE CASCADE,
     n INTEGER NOT NULL, chunk_id TEXT NOT NULL, doc_id TEXT NOT NULL, path TEXT NOT NULL,
@@ -57,6 +58,7 @@ class ChatTurn:
     query: str | None = None  # the standalone retrieval query of a user turn
     refused: bool = False
     citations: list[dict[str, Any]] = field(default_factory=list)
+    calculations: tuple[CheckedCalculation, ...] = ()  # of an assistant turn, as checked then
 
 
 def _now() -> str:
@@ -73,14 +75,20 @@ class ChatStore:
         self._migrate()
 
     def _migrate(self) -> None:
-        """Chat files written before citations recorded `inferred` or their evidence gain the
-        columns (not inferred, no evidence: a click then shows the whole passage)."""
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(citations)")}
-        added = {"inferred": "INTEGER NOT NULL DEFAULT 0", "evidence": "TEXT NOT NULL DEFAULT '[]'"}
+        """Chat files written before citations recorded `inferred` or their evidence, or before
+        answers kept their calculations, gain the columns (not inferred, no evidence: a click
+        then shows the whole passage; no calculations: the answer's text is shown as it was)."""
+        added = {
+            "citations": {"inferred": "INTEGER NOT NULL DEFAULT 0",
+                          "evidence": "TEXT NOT NULL DEFAULT '[]'"},
+            "messages": {"calculations": "TEXT NOT NULL DEFAULT '[]'"},
+        }  # fmt: skip
         with self._db:
-            for name, kind in added.items():
-                if name not in columns:
-                    self._db.execute(f"ALTER TABLE citations ADD COLUMN {name} {kind}")
+            for table, wanted in added.items():
+                columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+                for name, kind in wanted.items():
+                    if name not in columns:
+                        self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
     def new_chat(self, title: str = "New chat") -> str:
         chat_id = uuid.uuid4().hex[:12]
@@ -114,14 +122,15 @@ class ChatStore:
         self.require(chat_id)
         with self._lock:
             rows = self._db.execute(
-                "SELECT message_id, role, content, created_at, query, refused FROM messages "
-                "WHERE chat_id = ? ORDER BY message_id",
+                "SELECT message_id, role, content, created_at, query, refused, calculations "
+                "FROM messages WHERE chat_id = ? ORDER BY message_id",
                 (chat_id,),
             ).fetchall()
             return [
-                ChatTurn(role, content, at, query, bool(refused), self._citations(mid))
-                for mid, role, content, at, query, refused in rows
-            ]
+                ChatTurn(role, content, at, query, bool(refused), self._citations(mid),
+                         _calculations(calculations))
+                for mid, role, content, at, query, refused, calculations in rows
+            ]  # fmt: skip
 
     def _citations(self, message_id: int) -> list[dict[str, Any]]:
         rows = self._db.execute(
@@ -137,7 +146,8 @@ class ChatStore:
         """Stores a question (with its standalone query) and its answer with citations."""
         with self._lock, self._db:
             self._insert(chat_id, "user", answer.question, query, False)
-            mid = self._insert(chat_id, "assistant", answer.answer, None, answer.refused)
+            mid = self._insert(chat_id, "assistant", answer.answer, None, answer.refused,
+                               answer.calculations)
             self._db.executemany(
                 f"INSERT INTO citations (message_id, {_CITATION_COLUMNS})"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -146,12 +156,14 @@ class ChatStore:
             self._touch(chat_id, answer.question)
 
     def _insert(
-        self, chat_id: str, role: TurnRole, text: str, query: str | None, refused: bool
+        self, chat_id: str, role: TurnRole, text: str, query: str | None, refused: bool,
+        calculations: tuple[CheckedCalculation, ...] = (),
     ) -> int:
+        records = json.dumps([c.to_record() for c in calculations], ensure_ascii=False)
         cursor = self._db.execute(
-            "INSERT INTO messages (chat_id, role, content, query, refused, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (chat_id, role, text, query, int(refused), _now()),
+            "INSERT INTO messages (chat_id, role, content, query, refused, created_at, "
+            "calculations) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (chat_id, role, text, query, int(refused), _now(), records),
         )
         return int(cursor.lastrowid or 0)
 
@@ -170,6 +182,11 @@ class ChatStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _calculations(stored: str) -> tuple[CheckedCalculation, ...]:
+    """The calculations kept with a message (the JSON of their records)."""
+    return tuple(CheckedCalculation.from_record(r) for r in json.loads(stored or "[]"))
 
 
 def _citation_row(message_id: int, citation: Any) -> tuple[Any, ...]:

@@ -3,6 +3,9 @@ add neither sources nor instructions (no fake source tags, citation markers or c
 
 The core prefix (instructions + pinned documents) comes first and never changes between
 questions, so its KV cache can be reused; retrieved passages and the question come after it.
+What depends on the question, such as the request for a "Calculation:" line when it asks for
+arithmetic (CALCULATION_REQUEST), goes in the user message, after the cached prefix: it needs no
+change of the prompt fingerprint and every question still reuses the one core cache.
 """
 
 from __future__ import annotations
@@ -27,6 +30,18 @@ INSTRUCTIONS = (
     "5. Be brief: answer in a few sentences."
 )
 END_OF_CORE = "End of core sources."
+# Only for questions that need arithmetic (llm/calc_questions.calculation_shape): the model
+# writes the formula (calculator.ANSWER_FORMAT's line) over the numbers it cites, and the app
+# computes and checks it. The form has letters, not numbers: the default 1.5B model copied an
+# example's numbers into its answers, and it follows a shape named for the question ("part [n] /
+# total [n] × 100" for a share) where a generic one drew a change for every question.
+CALCULATION_REQUEST = (
+    "This question needs arithmetic. Do not work it out in your head: first write the whole "
+    "formula on one line, in the form\n"
+    "Calculation: {shape} = result\n"
+    "with the numbers copied exactly from the sources, each followed by its citation [n], and "
+    "only + - × ÷ and parentheses. Then state the result in a sentence."
+)
 
 _CHAT_TOKEN = re.compile(r"</?s>|\[/?INST\]|<</?SYS>>", re.IGNORECASE)
 _INERT = str.maketrans("<>[]", "‹›()")
@@ -69,7 +84,11 @@ def system_message(core: Sequence[Passage]) -> str:
     return f"{INSTRUCTIONS}\n\nCore sources:\n{format_sources(core)}\n{END_OF_CORE}"
 
 
-def user_message(passages: Sequence[Passage], question: str, has_core: bool) -> str:
+def user_message(
+    passages: Sequence[Passage], question: str, has_core: bool, calculation: str | None = None
+) -> str:
+    """The retrieved sources, the question, and the request for a calculation line of the form
+    `calculation` (when given) last, where a small model heeds it most."""
     parts: list[str] = []
     if passages:
         parts.append(f"Sources:\n{format_sources(passages)}")
@@ -77,20 +96,30 @@ def user_message(passages: Sequence[Passage], question: str, has_core: bool) -> 
         parts.append("Sources: none.")
     parts.append(f"Question: {question.strip()}")
     parts.append("Answer from the sources only, citing them like [1].")
+    if calculation:
+        parts.append(CALCULATION_REQUEST.format(shape=calculation))
     return "\n\n".join(parts)
 
 
 def build_messages(
-    core: Sequence[Passage], passages: Sequence[Passage], question: str
+    core: Sequence[Passage],
+    passages: Sequence[Passage],
+    question: str,
+    calculation: str | None = None,
 ) -> list[ChatMessage]:
+    """The system message (the cacheable prefix) and the user message; `calculation` (a
+    formula's form) asks for the arithmetic as a "Calculation:" line, on the user side only:
+    the cached prefix stays the same."""
     return [
         ChatMessage("system", system_message(core)),
-        ChatMessage("user", user_message(passages, question, bool(core))),
+        ChatMessage("user", user_message(passages, question, bool(core), calculation)),
     ]
 
 
 def prompt_fingerprint() -> str:
-    """Changes whenever the fixed prompt text changes (part of the core cache key)."""
+    """Changes whenever the fixed prompt text of the cached prefix changes (part of the core
+    cache key). The user message is evaluated after the restored prefix on every question, so
+    its text (CALCULATION_REQUEST included) is not part of it."""
     text = "\x00".join((TEMPLATE_VERSION, INSTRUCTIONS, END_OF_CORE))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

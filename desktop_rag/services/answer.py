@@ -13,6 +13,9 @@ from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import EVERYWHERE, Answer, DocScope, Passage, SearchResult
 from desktop_rag.errors import CancelledError
 from desktop_rag.llm import prompts
+from desktop_rag.llm.calc_questions import calculation_shape
+from desktop_rag.llm.calc_support import unsupported
+from desktop_rag.llm.calculations import check_calculations
 from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
 from desktop_rag.llm.citations import CitationChecker
 from desktop_rag.llm.core_cache import CoreCacheFiles, restore, split_prompt, supports_prefix_cache
@@ -140,13 +143,16 @@ class AnswerService:
         cancel: CancelToken | None,
         start: float,
     ) -> Answer:
-        messages = prompts.build_messages(core.passages, passages, query)
+        shape = calculation_shape(question) or calculation_shape(query)
+        messages = prompts.build_messages(core.passages, passages, query, shape)
         gen_start = time.perf_counter()
         generation = self._generate(messages, core, on_token, cancel)
         every = [*core.passages, *passages]
         checker = CitationChecker(self.ctx.embedder)
         sentences = checker.check(generation.text, every)
-        refused = prompts.is_not_found(generation.text)
+        calculations = check_calculations(generation.text, every, question)
+        # a checked calculation answers, even when the model adds that the sources do not
+        refused = prompts.is_not_found(generation.text) and not any(c.checked for c in calculations)
         timings.update(generation_timings(generation, gen_start, start))
         return Answer(
             question,
@@ -154,11 +160,12 @@ class AnswerService:
             chat_id,
             tuple(checker.citations(sentences, every)),
             tuple(every),
-            tuple(checker.unsupported(sentences)),
+            tuple(unsupported(sentences, calculations, every)),  # less what calculations back
             refused,
             result.reranker,
             self.ctx.engine.gpu_offload,
             timings,
+            calculations,
         )
 
     def _generate(

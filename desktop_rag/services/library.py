@@ -84,6 +84,7 @@ class LibraryService:
                 ctx.catalog, vectors, lambda: ctx.embedder, lambda: ctx.token_counter,
                 progress, cancel, MemoryBudget(ctx.settings.ingest.memory_budget_mb),
                 ocr_config(ctx.settings.ingest), ctx.settings.ingest.ocr_processes,
+                tables=ctx.settings.ingest.tables == "auto",
             )
             try:
                 report = ingestor.run(paths, removed, settle_s)
