@@ -19,6 +19,7 @@ from desktop_rag.ingest.ocr import OcrConfig
 from desktop_rag.ingest.page_reader import PageReader
 from desktop_rag.ingest.page_text import page_segments
 from desktop_rag.ingest.page_workers import PageWorkers
+from desktop_rag.ingest.pdf_pages import EmptyDocumentError, UnreadableDocumentError, open_pdf
 from desktop_rag.ingest.segments import UNSUPPORTED, LoadedDocument, LoadError, Segment
 from desktop_rag.store.titles import clean, shown_title
 
@@ -87,13 +88,11 @@ def load(
 
 
 def _open(path: Path) -> Any:
-    import pymupdf
-
     try:
-        return pymupdf.open(path)  # type: ignore[no-untyped-call]
-    except pymupdf.EmptyFileError as exc:
+        return open_pdf(path)
+    except EmptyDocumentError as exc:
         raise LoadError(Reason.EMPTY, "empty file (0 bytes)", skip=True) from exc
-    except (pymupdf.FileDataError, RuntimeError, ValueError) as exc:
+    except (UnreadableDocumentError, RuntimeError, ValueError) as exc:
         log.debug("cannot open %s: %s", path, exc)
         raise LoadError(
             Reason.CORRUPT, "cannot open: the file is corrupt, truncated or not a valid document"

@@ -1,13 +1,36 @@
-"""PyMuPDF calls on one page that the page reader and its worker processes make: the text
-flags every reading uses, and OCR of a page (here, or in a worker)."""
+"""The PyMuPDF adapter: opening a document, the text flags every reading uses, and OCR of a page
+(here, or in a worker). The loaders, the page reader and the table pass go through it."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from desktop_rag.ingest.ocr import OcrConfig, ocr_dpi
 
 PageText = dict[str, Any]  # PyMuPDF's "dict" text layout of one page
+
+
+class EmptyDocumentError(Exception):
+    """The file has 0 bytes."""
+
+
+class UnreadableDocumentError(Exception):
+    """The file is not a document PyMuPDF can open (corrupt, truncated, another format)."""
+
+
+def open_pdf(path: str | Path | None = None) -> Any:
+    """The document at `path` (any format PyMuPDF reads), or a new empty PDF in memory."""
+    import pymupdf
+
+    if path is None:
+        return pymupdf.open()  # type: ignore[no-untyped-call]
+    try:
+        return pymupdf.open(path)  # type: ignore[no-untyped-call]
+    except pymupdf.EmptyFileError as exc:
+        raise EmptyDocumentError(str(exc)) from exc
+    except pymupdf.FileDataError as exc:
+        raise UnreadableDocumentError(str(exc)) from exc
 
 
 def text_flags() -> int:

@@ -21,6 +21,7 @@ from bisect import bisect_right
 from dataclasses import replace
 from typing import Any, NamedTuple
 
+from desktop_rag.ingest.pdf_pages import open_pdf
 from desktop_rag.ingest.table_detect import TextLine, caption_above, text_lines
 from desktop_rag.ingest.table_model import (
     Box,
@@ -54,9 +55,7 @@ class _Grid(NamedTuple):
 def extract_tables(path: str, index: int) -> list[TableBlock]:
     """The tables of page `index` (0-based) of the PDF at `path`; [] when none can be read."""
     try:
-        import pymupdf
-
-        with pymupdf.open(path) as doc:  # type: ignore[no-untyped-call]
+        with open_pdf(path) as doc:
             return page_tables(doc.load_page(index), index + 1)
     except Exception as exc:
         log.debug("no tables read from page %d of %s: %s", index + 1, path, exc)
@@ -82,13 +81,11 @@ def _upright(page: Any) -> tuple[Any, Any]:
     memory, and the matrix back to the page's coordinates; the page itself when not rotated."""
     if not page.rotation:
         return page, None
-    import pymupdf
-
-    copy = pymupdf.open()  # type: ignore[no-untyped-call]
+    copy = open_pdf()
     number = page.number
-    copy.insert_pdf(page.parent, from_page=number, to_page=number)  # type: ignore[no-untyped-call]
+    copy.insert_pdf(page.parent, from_page=number, to_page=number)
     upright = copy[0]
-    upright.remove_rotation()  # type: ignore[no-untyped-call]
+    upright.remove_rotation()
     return upright, page.derotation_matrix
 
 
