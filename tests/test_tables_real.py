@@ -94,3 +94,24 @@ def test_with_tables_off_the_numbers_stay_in_the_text(tmp_path: Path, docs: Path
         assert not any(REVENUES in t for t in texts) and any("4,180,339" in t for t in texts)
     finally:
         svc.close()
+
+
+@pytest.mark.gui
+def test_the_viewer_highlights_the_cited_rows_cells(qtbot: Any, services: Any) -> None:
+    from test_gui_window import shoot
+
+    from desktop_rag.gui.main_window import MainWindow
+
+    answer = services.ask("What were revenues in 2015?")
+    (citation,) = answer.citations
+    window = MainWindow(services, interactive=False)
+    qtbot.addWidget(window)
+    window.resize(1200, 900)
+    window.show()
+    window.open_chunk(citation.chunk, citation.evidence[0])
+    qtbot.waitUntil(lambda: window.viewer.location is not None, timeout=10_000)
+    strong = window.viewer.pdf.highlight_rects(1)
+    assert len(strong) == 4  # the row's label and its three values, each its own box
+    qtbot.wait(1500)  # the page image is rendered in the background
+    shoot(window, "22-table-row-highlight")
+    assert window.shutdown()
