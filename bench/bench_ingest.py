@@ -10,6 +10,10 @@ chunks/s, embedded word pieces/s, the share of word pieces the embedder sees (1.
 the truncated-chunk fraction, peak RSS, on-disk size, the embedder-alone time on the same chunks
 (same length-sorted batches) and the ratio end-to-end / embedder-alone, and the re-ingest time of
 the unchanged folder.
+
+Text first, tables after: `ingest_s` and `pages_per_s` are until the library is searchable from
+the text (the pages that look tabular queued); `tables_s` is the table pass after it, and
+`until_tables_s` / `pages_per_s_with_tables` until every queued page's tables are in.
 """
 
 from __future__ import annotations
@@ -37,11 +41,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--ingest-dataset", default="debian", help="debian, mmlongbench or a folder"
     )
     parser.add_argument("--ingest-limit", type=int, default=0, help="first N PDFs only (0: all)")
+    parser.add_argument("--ingest-tables", choices=("auto", "off"), default="auto",
+                        help="ingest.tables for the run (paired runs: both)")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     limit = args.ingest_limit or (5 if args.quick else 0)
-    return measure_in_child(args.ingest_dataset, limit, args.profile, args.data_dir)
+    return measure_in_child(
+        args.ingest_dataset, limit, args.profile, args.data_dir, args.ingest_tables
+    )
 
 
 def dataset_folder(name: str, limit: int, work: Path) -> Path:
@@ -59,18 +67,19 @@ def dataset_folder(name: str, limit: int, work: Path) -> Path:
 
 
 def measure_in_child(
-    dataset: str, limit: int, profile: str, data_dir: str | None
+    dataset: str, limit: int, profile: str, data_dir: str | None, tables: str = "auto"
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(dir=data_dir) as tmp:
         folder = dataset_folder(dataset, limit, Path(tmp))
         cmd = [sys.executable, "-m", "bench.bench_ingest", "--child", str(folder),
-               "--data-dir", str(Path(tmp) / "lib"), "--profile", profile]
+               "--data-dir", str(Path(tmp) / "lib"), "--profile", profile, "--tables", tables]
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
         done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"child failed: {done.stderr[-2000:]}")
         result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
         result["dataset"] = f"{dataset} ({limit or 'all'} PDFs)"
+        result["tables"] = tables
         return result
 
 
@@ -97,6 +106,13 @@ def _time_calls(embedder: Any) -> _CallTimer:
     return timer
 
 
+def _cpu_s(who: int) -> float:
+    """CPU seconds of this process, or of its children that have ended (only the table pass's
+    workers start any: read at the end of the run, when they have been reaped)."""
+    used = resource.getrusage(who)
+    return used.ru_utime + used.ru_stime
+
+
 def _embed_alone(embedder: Any, texts: list[str]) -> float:
     """The embedder given every distinct chunk text in one call (its own batching)."""
     start = time.perf_counter()
@@ -104,19 +120,25 @@ def _embed_alone(embedder: Any, texts: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def child(folder: Path, data_dir: Path, profile: str) -> dict[str, Any]:
+def child(folder: Path, data_dir: Path, profile: str, tables: str = "auto") -> dict[str, Any]:
     from desktop_rag.bootstrap import build_context
     from desktop_rag.services import Services
 
     services = Services(build_context(str(data_dir), profile))
     ctx = services.ctx
+    ctx.update_settings({"ingest.tables": tables})
     start = time.perf_counter()
     embedder, _ = ctx.embedder, ctx.token_counter
     embedder.embed_documents(["warm up"])  # one-time kernel set-up, not ingestion
     load_s = time.perf_counter() - start
     timer = _time_calls(embedder)
-    report = services.ingest([folder])
-    in_embedder_s = timer.seconds
+    began, cpu_began = time.perf_counter(), _cpu_s(resource.RUSAGE_SELF)
+    report = services.ingest([folder], tables_now=False)
+    in_embedder_s, text_cpu_s = timer.seconds, _cpu_s(resource.RUSAGE_SELF) - cpu_began
+    queued = services.tables_pending()
+    table_pass = services.enrich_tables()
+    until_tables_s = time.perf_counter() - began
+    tables_cpu_s = _cpu_s(resource.RUSAGE_SELF) - cpu_began - text_cpu_s
     ingest_peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     again = services.ingest([folder])
     docs = [d for d in services.list_documents() if d.status.value == "indexed"]
@@ -133,6 +155,13 @@ def child(folder: Path, data_dir: Path, profile: str) -> dict[str, Any]:
         "embedder": embedder.name, "documents": len(docs), "pages": pages, "chunks": len(texts),
         "outcomes": outcomes, "model_load_s": round(load_s, 2), "ingest_s": round(seconds, 2),
         "pages_per_s": round(pages / seconds, 2), "chunks_per_s": round(len(texts) / seconds, 2),
+        "table_pages_queued": sum(queued.values()), "table_documents_queued": len(queued),
+        "tables_found": table_pass.tables, "table_chunks": table_pass.chunks,
+        "table_failures": len(table_pass.failures), "tables_s": round(table_pass.seconds, 2),
+        "until_tables_s": round(until_tables_s, 2),
+        "text_cpu_s": round(text_cpu_s, 1),  # this process; the table workers' CPU below
+        "tables_cpu_s": round(tables_cpu_s + _cpu_s(resource.RUSAGE_CHILDREN), 1),
+        "pages_per_s_with_tables": round(pages / until_tables_s, 2),
         "embedded_word_pieces_per_s": round(sum(unique.values()) / seconds, 1),
         "mean_word_pieces_per_chunk": round(sum(pieces) / max(len(pieces), 1), 1),
         "share_of_word_pieces_embedded": round(
@@ -158,12 +187,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default="default")
     parser.add_argument("--dataset", default="debian")
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--tables", choices=("auto", "off"), default="auto")
     args = parser.parse_args(argv)
     if args.child is not None:
-        print(json.dumps(child(args.child, args.data_dir, args.profile)))
+        print(json.dumps(child(args.child, args.data_dir, args.profile, args.tables)))
         return 0
     data_dir = str(args.data_dir) if args.data_dir else None
-    result = measure_in_child(args.dataset, args.limit, args.profile, data_dir)
+    result = measure_in_child(args.dataset, args.limit, args.profile, data_dir, args.tables)
     print(json.dumps(result, indent=2))
     return 0
 

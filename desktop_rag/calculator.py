@@ -14,7 +14,7 @@ is "(new - old) / old × 100"); powers ("**", "^"), names, "1e6", implicit produ
 Arithmetic is exact (fractions; "0.1 + 0.2" is 0.3), only the result becomes a float. Limits keep
 hostile input cheap: MAX_LENGTH characters, MAX_DEPTH brackets deep, numbers up to MAX_MAGNITUDE.
 
-The answer format (ANSWER_FORMAT goes in the answer prompt), one line per calculation:
+The answer format (llm/prompts.CALCULATION_REQUEST asks for it), one line per calculation:
 
     Calculation: 4,180,339 [1] + 1,953,435 [2] = 6,133,774
 
@@ -39,14 +39,6 @@ MAX_LENGTH = 200
 MAX_DEPTH = 20
 MAX_MAGNITUDE = 10**15
 
-ANSWER_FORMAT = (
-    "When the answer needs arithmetic (a sum, difference, change, ratio, share or average), do "
-    "not work it out in your head: write one line per calculation, in the form\n"
-    "Calculation: 4,180,339 [1] + 1,953,435 [2] = 6,133,774\n"
-    "using only numbers copied from the sources, each followed by its citation, and + - × ÷ and "
-    "parentheses. No functions, no % signs and no units inside it. An average is "
-    "(a + b + c) / 3, a percent change is (new - old) / old × 100."
-)
 HINT = "Use only numbers, + - × ÷ and brackets, e.g. (4,180,339 - 3,431,434) / 3,431,434 × 100"
 
 _OPERATORS = {"+": "+", "-": "-", "−": "-", "–": "-", "*": "*", "×": "*", "/": "/", "÷": "/"}

@@ -69,6 +69,7 @@ class RetrievalSettings:
     min_similarity: float = 0.30  # evidence gate: best dense cosine that counts as evidence
     min_term_coverage: float = 0.60  # evidence gate: share of query words a top chunk must hold
     bm25_in_memory: bool = True  # search a bm25s snapshot of the FTS5 index while it is current
+    focus_named: bool = True  # a question naming a document (company, year) searches it first
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,9 @@ from desktop_rag.outcomes import FileOutcome as FileOutcome
 from desktop_rag.outcomes import IngestReport as IngestReport
 from desktop_rag.outcomes import Outcome as Outcome
 from desktop_rag.outcomes import Reason as Reason
+from desktop_rag.routed import ListedItem as ListedItem
+from desktop_rag.routed import RouteInfo as RouteInfo
+from desktop_rag.routed import RouteName as RouteName
 
 
 class DocKind(StrEnum):
@@ -161,6 +164,22 @@ class ScoredChunk:
 
 
 @dataclass(frozen=True, slots=True)
+class DocFocus:
+    """The documents a question names ("Nike's revenue in fiscal 2021"), searched first, with
+    the words that named them and the scores that made the match confident."""
+
+    doc_ids: tuple[str, ...]
+    titles: tuple[str, ...]
+    terms: tuple[str, ...]
+    score: float
+    runner_up: float
+
+    def describe(self) -> str:
+        named = "; ".join(self.titles)
+        return f"Searched {named} first, as the question names it ({', '.join(self.terms)})"
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResult:
     query: str
     mode: str
@@ -168,6 +187,7 @@ class SearchResult:
     insufficient_evidence: bool
     results: tuple[ScoredChunk, ...]
     timings_ms: dict[str, float] = field(default_factory=dict)
+    focus: DocFocus | None = None  # the documents the question names, searched first
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +267,8 @@ class Answer:
     gpu_offload: bool
     timings: dict[str, float] = field(default_factory=dict)
     calculations: tuple[CheckedCalculation, ...] = ()  # its "Calculation:" lines, checked
+    route: RouteInfo = field(default_factory=RouteInfo.default)  # how it was answered
+    items: tuple[ListedItem, ...] = ()  # every item of a list or count answer
 
 
 class Stage(StrEnum):
@@ -256,6 +278,8 @@ class Stage(StrEnum):
     RESTORING = "restoring"  # loading (or first building) the cached state of the pinned core
     READING = "reading"  # the model evaluates the prompt (prefill)
     WRITING = "writing"  # the first piece of the answer has arrived
+    SCANNING = "scanning"  # a list or count reads every passage in scope
+    JUDGING = "judging"  # the model decides the candidates that matching could not
 
 
 _STAGE_TEXT = {
@@ -269,13 +293,15 @@ _STAGE_TEXT = {
 class AnswerStage:
     """One step of preparing an answer. `passages` are known once retrieval has ended (the
     answer's own passages, core first); `prefill_done` of `prefill_total` prompt tokens are
-    evaluated (a total of 0: the engine cannot tell, as an LLM server cannot)."""
+    evaluated (a total of 0: the engine cannot tell, as an LLM server cannot); while scanning
+    or judging they count passages or candidates, and `note` says so in words."""
 
     stage: Stage
     passages: tuple[Passage, ...] = ()
     prompt_tokens: int = 0
     prefill_done: int = 0
     prefill_total: int = 0
+    note: str = ""
 
     @property
     def progress(self) -> float | None:
@@ -284,8 +310,8 @@ class AnswerStage:
 
     def describe(self) -> str:
         """One short line for a person: the GUI's pending answer and the CLI's stderr."""
-        if self.stage is not Stage.READING:
-            return _STAGE_TEXT[self.stage]
+        if self.note or self.stage is not Stage.READING:
+            return self.note or _STAGE_TEXT.get(self.stage, "")
         n = len(self.passages)
         text = f"Reading {n} passage{'' if n == 1 else 's'}"
         text += f" ({self.prompt_tokens:,} tokens)\u2026" if self.prompt_tokens else "\u2026"

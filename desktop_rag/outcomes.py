@@ -85,3 +85,20 @@ class IngestReport:
     @property
     def failed(self) -> bool:
         return any(o.outcome is Outcome.FAILED for o in self.outcomes)
+
+
+@dataclass(frozen=True, slots=True)
+class TablesReport:
+    """What a table pass reports (it runs after the text of PDFs is searchable: see
+    ingest/table_pass.py): documents and pages that look tabular read, tables found, chunks
+    written. `left`: documents still queued (cancelled, or their file is not the indexed one
+    now: moved, changed, on a drive not mounted). `failures`: "file: why" of documents whose
+    tables could not be put in (their text stays searchable)."""
+
+    documents: int = 0
+    pages: int = 0
+    tables: int = 0
+    chunks: int = 0
+    left: int = 0
+    failures: tuple[str, ...] = ()
+    seconds: float = 0.0

@@ -9,11 +9,13 @@ from typing import Literal
 
 from desktop_rag.errors import CancelledError
 
-# What a long operation is doing: ingestion (scan, embed, file-done), a core build, a model's
-# download, verification or assembly, and an evaluation (query, answer). Shown as the progress
-# bar's label and compared by the CLI and the GUI; the strings stay as they are for both.
+# What a long operation is doing: ingestion (scan, embed, file-done), the table pass after it
+# (tables), a core build, a model's download, verification or assembly, and an evaluation (query,
+# answer). Shown as the progress bar's label and compared by the CLI and the GUI; the strings
+# stay as they are for both.
 ProgressStage = Literal[
-    "scan", "embed", "file-done", "build", "download", "verify", "assemble", "query", "answer"
+    "scan", "embed", "file-done", "tables", "build", "download", "verify", "assemble", "query",
+    "answer",
 ]
 
 

@@ -39,6 +39,7 @@ from desktop_rag.domain import (
 from desktop_rag.errors import CancelledError, NotFoundError
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.llm.chat_store import ChatStore, ChatSummary, ChatTurn
+from desktop_rag.outcomes import TablesReport
 from desktop_rag.paths import AppPaths, resolve_paths
 from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.services import engine_changed
@@ -91,6 +92,10 @@ class FakeServices:
         self.followed: list[FollowedFolder] = []
         self.engine_resets: list[str] = []  # the threads reset_engine ran on
         self.warmed: list[str] = []  # the threads warm_up ran on
+        self.tables_queue: dict[str, int] = {}  # doc id -> pages; ingest(tables_now=False) adds
+        self.table_pages = 0  # pages that look tabular in each PDF ingested (none: no table pass)
+        self.table_passes: list[tuple[str, bool]] = []  # (thread, cancelled) of each table pass
+        self.tables_delay = 0.0  # seconds a table pass with work takes
         self.lock = threading.Lock()
 
     def _seen(self) -> str:
@@ -119,7 +124,9 @@ class FakeServices:
 
     # ---- library -------------------------------------------------------------------------
     def ingest(self, paths: Sequence[str | Path], progress: ProgressCallback = no_progress,
-               cancel: CancelToken | None = None) -> IngestReport:
+               cancel: CancelToken | None = None, tables_now: bool = True) -> IngestReport:
+        """Each PDF is indexed; with tables_now=False and `table_pages`, it is left queued for a
+        table pass."""
         self._seen()
         files = [Path(p) for p in paths]
         outcomes: list[FileOutcome] = []
@@ -128,10 +135,39 @@ class FakeServices:
                 outcomes.append(FileOutcome(str(path), Outcome.CANCELLED))
                 continue
             time.sleep(self.file_delay)
-            outcomes.append(self._ingest_one(path))
+            outcome = self._ingest_one(path)
+            outcomes.append(outcome)
+            if outcome.doc_id and self.table_pages and not tables_now:
+                with self.lock:
+                    self.tables_queue[outcome.doc_id] = self.table_pages
             progress(ProgressEvent("file-done", i + 1, len(files), files_done=i + 1,
                                    files_total=len(files), pages_done=i + 1, eta_s=1.0))
         return IngestReport(tuple(outcomes))
+
+    def enrich_tables(self, progress: ProgressCallback = no_progress,
+                      cancel: CancelToken | None = None) -> TablesReport:
+        """Empties the queue after `tables_delay` seconds, unless cancelled meanwhile."""
+        thread = self._seen()
+        with self.lock:
+            queued = dict(self.tables_queue)
+        if queued:
+            progress(ProgressEvent("tables", 0, sum(queued.values()), "reading",
+                                   files_total=len(queued)))
+            deadline = time.monotonic() + self.tables_delay
+            while time.monotonic() < deadline and not (cancel is not None and cancel.cancelled):
+                time.sleep(0.01)
+        cancelled = cancel is not None and cancel.cancelled
+        self.table_passes.append((thread, cancelled))
+        if cancelled:
+            return TablesReport(left=len(queued))
+        with self.lock:
+            for doc_id in queued:
+                self.tables_queue.pop(doc_id, None)
+        return TablesReport(len(queued), sum(queued.values()), len(queued))
+
+    def tables_pending(self) -> dict[str, int]:
+        with self.lock:
+            return {d: n for d, n in self.tables_queue.items() if d in self.docs}
 
     def _ingest_one(self, path: Path) -> FileOutcome:
         try:
@@ -147,7 +183,7 @@ class FakeServices:
         return FileOutcome(str(path), Outcome.INDEXED, doc_id=doc_id, chunks=len(chunks))
 
     def sync(self, progress: ProgressCallback = no_progress,
-             cancel: CancelToken | None = None) -> IngestReport:
+             cancel: CancelToken | None = None, tables_now: bool = True) -> IngestReport:
         """Every document is unchanged (a real sync is tested over the real facade)."""
         self._seen()
         self.syncs += 1

@@ -43,7 +43,12 @@ def test_answer_cites_the_right_chunk_and_page(fake_context: Any) -> None:
         "reranker",
         "gpu_offload",
         "timings",
+        "route",
+        "count",
+        "items",
     }
+    assert doc["route"]["route"] == doc["route"]["handled_by"] == "lookup"
+    assert doc["count"] is None and doc["items"] == []
     assert set(doc["citations"][0]) == {
         "n",
         "chunk_id",

@@ -10,7 +10,6 @@ import pytest
 
 from desktop_rag import calculator
 from desktop_rag.calculator import (
-    ANSWER_FORMAT,
     MAX_DEPTH,
     MAX_LENGTH,
     Calculation,
@@ -327,8 +326,8 @@ def test_found_calculations_evaluate_and_agree_with_their_stated_results() -> No
         assert calc.stated is not None and agrees(evaluate(calc.expression), calc.stated)
 
 
-def test_the_prompt_example_is_itself_a_valid_calculation() -> None:
-    (calc,) = find_calculations(ANSWER_FORMAT)
+def test_the_documented_example_is_itself_a_valid_calculation() -> None:
+    (calc,) = find_calculations("Calculation: 4,180,339 [1] + 1,953,435 [2] = 6,133,774")
     assert calc.stated is not None and agrees(evaluate(calc.expression), calc.stated)
     assert all(cited.citations for cited in calc.inputs)
 

@@ -17,6 +17,9 @@ from desktop_rag.progress import CancelToken, ProgressEvent
 if TYPE_CHECKING:  # the services package loads numpy: not for `--help`
     from desktop_rag.services.core import CoreStatus
 
+ROUTES = ("lookup", "summary", "exhaustive", "compare")  # routed.RouteName's values
+_OPEN_STAGES = (Stage.READING, Stage.SCANNING, Stage.JUDGING)  # with progress, updated in place
+
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     ask = sub.add_parser(
@@ -28,6 +31,10 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     ask.add_argument("--k", type=int, default=None, help="passages to retrieve")
     ask.add_argument("--chat", metavar="ID", help="continue this chat (follow-up questions)")
     add_doc_option(ask)
+    ask.add_argument(
+        "--route", choices=ROUTES, metavar="ROUTE",
+        help="answer by this route instead of the router's choice: " + ", ".join(ROUTES),
+    )  # fmt: skip
     ask.add_argument("--json", action="store_true", help="one JSON document on stdout")
     ask.set_defaults(func=run_ask)
     core = sub.add_parser("core", help="pin documents that are always in context (cached)")
@@ -78,7 +85,7 @@ class StageLines:
 
     def _show(self, text: str, before: str) -> None:
         padded = text.ljust(self.width) if before == "\r" else text
-        open_line = self.tty and self.stage is Stage.READING
+        open_line = self.tty and self.stage in _OPEN_STAGES
         self.stream.write(before + padded + ("" if open_line else "\n"))
         self.stream.flush()
         self.width = len(padded) if open_line else 0
@@ -97,7 +104,7 @@ def run_ask(args: argparse.Namespace) -> int:
         scope = services.scope_of(args.doc)
         try:
             answer = services.ask(args.question, chat_id=args.chat, k=args.k, on_token=on_token,
-                                  cancel=token, scope=scope, on_stage=stages)
+                                  cancel=token, scope=scope, on_stage=stages, route=args.route)
         finally:
             stages.close()
     if args.json:
@@ -109,7 +116,9 @@ def run_ask(args: argparse.Namespace) -> int:
 
 def answer_json(answer: Answer) -> dict[str, Any]:
     """The `ask --json` document, exactly as the CLI contract lists it; `calculations` holds
-    each "Calculation:" line of the answer as the app checked and computed it."""
+    each "Calculation:" line of the answer as the app checked and computed it; `route` how it
+    was answered (the route chosen, the component that answered, why); `count` and `items` the
+    number and every item of a list or count answer (`count` null for other answers)."""
     by_n = {p.n: p for p in answer.passages}
     t = answer.timings
     return {
@@ -122,6 +131,9 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "refused": answer.refused,
         "reranker": answer.reranker,
         "gpu_offload": answer.gpu_offload,
+        "route": answer.route.to_record(),
+        "count": answer.route.count,
+        "items": [item.to_record() for item in answer.items],
         "timings": {k: t.get(k, 0) for k in ("retrieve_ms", "rerank_ms", "ttft_ms", "total_ms",
                                              "prompt_tokens", "cached_tokens", "generated_tokens")},
     }
@@ -155,10 +167,20 @@ def _print_answer(answer: Answer) -> None:
         say(calculation.describe())
     for sentence in answer.unsupported_sentences:
         warn(f"unsupported: {sentence}")
+    _print_route(answer)
     mode = "GPU" if answer.gpu_offload else "CPU"
     t = answer.timings
     warn(f"chat {answer.chat_id} · {mode} · first token {t.get('ttft_ms', 0):.0f} ms · "
          f"{t.get('cached_tokens', 0):.0f}/{t.get('prompt_tokens', 0):.0f} prompt tokens cached")
+
+
+def _print_route(answer: Answer) -> None:
+    """The route on stderr, when it is not a plain lookup: what read the documents, and why."""
+    r = answer.route
+    if r.route == "lookup" and r.handled_by == "lookup":
+        return
+    by = "" if r.handled_by == r.route else f", answered by {r.handled_by.value}"
+    warn(f"route {r.route.value}{by} ({r.reason})")
 
 
 def run_core(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
 """CLI commands of the eval area: `eval beir DIR`, `eval pdfqa QUESTIONS_JSONL DOCS_DIR`,
-`eval answers QUESTIONS_JSONL DOCS_DIR`."""
+`eval answers QUESTIONS_JSONL DOCS_DIR`; the route evaluations (`eval routes`, `eval counts`)
+are in commands_eval_routes."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.cli import commands_eval_routes
 from desktop_rag.cli.output import emit_json, open_services, say
 from desktop_rag.progress import ProgressEvent
 from desktop_rag.retrieval.pdfqa import DOCUMENT, LIBRARY
@@ -31,6 +33,7 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     pdfqa.add_argument("--rerank", default="none", help="re-ranker for the searches (default none)")
     pdfqa.set_defaults(func=run_pdfqa)
     _register_answers(kinds)
+    commands_eval_routes.register(kinds)
 
 
 def _register_answers(kinds: Any) -> None:

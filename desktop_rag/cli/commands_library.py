@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.cli.output import emit_json, open_services, say
+from desktop_rag.cli.tables_stage import table_pass
 from desktop_rag.domain import Document, FileOutcome, IngestReport, Outcome, Reason
+from desktop_rag.outcomes import TablesReport
 from desktop_rag.progress import CancelToken, ProgressEvent
 
 ORDER = [o.value for o in Outcome]
@@ -28,6 +30,7 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     )
     ingest.add_argument("paths", nargs="+", metavar="PATH")
     ingest.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    _tables_later_option(ingest)
     ingest.set_defaults(func=run_ingest)
     sync = sub.add_parser(
         "sync", help="catch up with the followed folders (new, changed and deleted files)",
@@ -37,6 +40,7 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
         "not mounted) is reported and its documents are kept. Exit code 1 if any file failed.",
     )
     sync.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    _tables_later_option(sync)
     sync.set_defaults(func=run_sync)
     folders = sub.add_parser("folders", help="list the folders the library follows")
     folders.add_argument("--json", action="store_true", help="one JSON document on stdout")
@@ -67,6 +71,14 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     rename.add_argument("title", metavar="TITLE")
     rename.add_argument("--json", action="store_true", help="one JSON document on stdout")
     rename.set_defaults(func=run_rename)
+
+
+def _tables_later_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tables-later", action="store_true",
+        help="exit once the text is searchable; the tables of PDF pages that look tabular are "
+        "read by the next ingest, sync or the app (by default they are read before exiting)",
+    )
 
 
 class _Progress:
@@ -101,11 +113,14 @@ def _cancel_on_interrupt(token: CancelToken) -> Iterator[None]:
 
 
 def run_ingest(args: argparse.Namespace) -> int:
+    """The text first (searchable, and reported, at once), then the table pass."""
     token, progress = CancelToken(), _Progress()
     with open_services(args) as services, _cancel_on_interrupt(token):
-        report = services.ingest(args.paths, progress=progress, cancel=token)
-    progress.end()
-    return _show_report(args, report, token)
+        report = services.ingest(args.paths, progress=progress, cancel=token, tables_now=False)
+        progress.end()
+        _show_report(args, report)
+        tables = table_pass(args, services, token)
+    return _finish(args, report, token, tables)
 
 
 def run_sync(args: argparse.Namespace) -> int:
@@ -115,27 +130,35 @@ def run_sync(args: argparse.Namespace) -> int:
             say("Nothing to sync: the library is empty. Add documents with: "
                 "desktop-rag ingest PATH")
             return 0
-        report = services.sync(progress=progress, cancel=token)
-    progress.end()
-    return _show_report(args, report, token, changes_only=True)
+        report = services.sync(progress=progress, cancel=token, tables_now=False)
+        progress.end()
+        _show_report(args, report, changes_only=True)
+        tables = table_pass(args, services, token)
+    return _finish(args, report, token, tables)
 
 
 def _show_report(
-    args: argparse.Namespace, report: IngestReport, token: CancelToken, changes_only: bool = False
-) -> int:
-    """The outcomes (with `changes_only`, the human form leaves out unchanged files) and totals;
-    the exit code: 130 when cancelled, 1 when a file failed."""
-    counts = _counts(report.outcomes)
+    args: argparse.Namespace, report: IngestReport, changes_only: bool = False
+) -> None:
+    """The outcomes (with `changes_only`, the human form leaves out unchanged files) and totals
+    (the JSON form waits for the table pass: one document)."""
     if args.json:
-        emit_json({"outcomes": report.outcomes, "totals": counts, "seconds": report.seconds,
-                   "embedded_chunks": report.embedded_chunks})
-    else:
-        shown = [o for o in report.outcomes
-                 if not (changes_only and o.outcome is Outcome.UNCHANGED)]
-        _print_outcomes(shown)
-        if changes_only and not shown:
-            say("Everything is up to date.")
-        say(f"\n{_summary(counts)} in {report.seconds:.1f} s.")
+        return
+    shown = [o for o in report.outcomes if not (changes_only and o.outcome is Outcome.UNCHANGED)]
+    _print_outcomes(shown)
+    if changes_only and not shown:
+        say("Everything is up to date.")
+    say(f"\n{_summary(_counts(report.outcomes))} in {report.seconds:.1f} s.")
+
+
+def _finish(
+    args: argparse.Namespace, report: IngestReport, token: CancelToken, tables: TablesReport
+) -> int:
+    """The JSON document; the exit code: 130 when cancelled, 1 when a file failed."""
+    if args.json:
+        emit_json({"outcomes": report.outcomes, "totals": _counts(report.outcomes),
+                   "seconds": report.seconds, "embedded_chunks": report.embedded_chunks,
+                   "tables": tables})
     if token.cancelled:
         return 130
     return 1 if report.failed else 0
@@ -184,26 +207,29 @@ def _show_outcomes(args: argparse.Namespace, outcomes: Sequence[FileOutcome]) ->
 
 def run_list(args: argparse.Namespace) -> int:
     with open_services(args) as services:
-        docs = services.list_documents()
+        docs, tables = services.list_documents(), services.tables_pending()
     if args.json:
-        emit_json({"documents": docs})
+        emit_json({"documents": docs, "tables_pending": tables})
         return 0
     if not docs:
         say("The library is empty. Add documents with: desktop-rag ingest PATH")
         return 0
     for doc in docs:
-        say(_document_line(doc))
+        say(_document_line(doc, tables.get(doc.doc_id, 0)))
     say(f"\n{_n(len(docs), 'document')}, {_n(sum(d.chunks for d in docs), 'chunk')}.")
     return 0
 
 
-def _document_line(doc: Document) -> str:
+def _document_line(doc: Document, table_pages: int = 0) -> str:
+    """`table_pages`: pages that look tabular whose tables the table pass has yet to read."""
     pages = f"{_n(doc.pages, 'page')}, " if doc.pages else ""
     when = f", ingested {doc.ingested_at}" if doc.ingested_at else ""
     error = f"\n    error: {doc.error}" if doc.error else ""
     chunks = _n(doc.chunks, "chunk")
+    tables = (f"\n    tables pending: {_n(table_pages, 'page')} (read by the next ingest or "
+              "sync)") if table_pages else ""
     return (f"{doc.status.value:<9} {doc.path}\n    title: {doc.title} ({pages}{chunks}"
-            f"{when}; sha256 {doc.sha256[:12]}…, id {doc.doc_id}){error}")
+            f"{when}; sha256 {doc.sha256[:12]}…, id {doc.doc_id}){error}{tables}")
 
 
 def _n(count: int, word: str) -> str:

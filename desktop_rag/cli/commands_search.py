@@ -9,7 +9,7 @@ from typing import Any
 
 from desktop_rag.cli.output import emit_json, open_services, say, to_jsonable
 from desktop_rag.config import RERANKERS, SEARCH_MODES
-from desktop_rag.domain import EVERYWHERE, DocScope, ScoredChunk, SearchResult
+from desktop_rag.domain import EVERYWHERE, DocFocus, DocScope, ScoredChunk, SearchResult
 from desktop_rag.errors import ConfigError
 
 SNIPPET_CHARS = 300
@@ -51,13 +51,26 @@ def search_json(result: SearchResult) -> dict[str, Any]:
         "insufficient_evidence": result.insufficient_evidence,
         "results": [result_json(item, n) for n, item in enumerate(result.results, start=1)],
         "timings_ms": {name: round(ms, 3) for name, ms in result.timings_ms.items()},
+        "focus": focus_json(result.focus),
     }
+
+
+def focus_json(focus: DocFocus | None) -> dict[str, Any] | None:
+    """The documents the question named, searched first (null when it named none clearly)."""
+    if focus is None:
+        return None
+    return {
+        "doc_ids": list(focus.doc_ids), "titles": list(focus.titles), "terms": list(focus.terms),
+        "score": focus.score, "runner_up": focus.runner_up,
+    }  # fmt: skip
 
 
 def print_human(result: SearchResult, scope: DocScope = EVERYWHERE) -> None:
     within = "" if scope.only is None else f", within {len(scope.only)} document(s)"
     say(f"{len(result.results)} results ({result.mode}, re-ranker: {result.reranker}, "
         f"{result.timings_ms.get('total_ms', 0.0):.0f} ms{within})")  # fmt: skip
+    if result.focus is not None:
+        say(result.focus.describe() + ".")
     if result.insufficient_evidence:
         say("Insufficient evidence: nothing in the library looks relevant to this query.")
     for n, item in enumerate(result.results, start=1):

@@ -24,6 +24,7 @@ from desktop_rag.domain import (
     IngestReport,
 )
 from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
+from desktop_rag.outcomes import TablesReport
 from desktop_rag.progress import CancelToken, ProgressCallback
 from desktop_rag.services.core import CoreStatus
 from desktop_rag.services.ports import EngineInfo
@@ -57,11 +58,25 @@ class GuiServices(Protocol):
         paths: Sequence[str | Path],
         progress: ProgressCallback = ...,
         cancel: CancelToken | None = None,
-    ) -> IngestReport: ...
+        tables_now: bool = ...,
+    ) -> IngestReport:
+        """The GUI passes tables_now=False: the text is searchable at once, and the table pass
+        runs as a job of its own after it (`enrich_tables`)."""
+        ...
 
     def sync(
-        self, progress: ProgressCallback = ..., cancel: CancelToken | None = None
+        self, progress: ProgressCallback = ..., cancel: CancelToken | None = None,
+        tables_now: bool = ...,
     ) -> IngestReport: ...
+
+    def enrich_tables(
+        self, progress: ProgressCallback = ..., cancel: CancelToken | None = None
+    ) -> TablesReport: ...
+
+    def tables_pending(self) -> dict[str, int]:
+        """Documents searchable from their text whose tables are still to be read -> how many
+        of their pages look tabular."""
+        ...
 
     def followed_folders(self) -> list[FollowedFolder]: ...
 

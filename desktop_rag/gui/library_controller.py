@@ -20,6 +20,7 @@ from desktop_rag.domain import (
     Outcome,
     Reason,
 )
+from desktop_rag.errors import CancelledError
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.gui.folder_watcher import FolderWatcher
 from desktop_rag.gui.folders_dialog import FoldersDialog
@@ -27,10 +28,13 @@ from desktop_rag.gui.library_model import merge_rows
 from desktop_rag.gui.library_panel import LibraryPanel
 from desktop_rag.gui.progress_bar import TaskProgress
 from desktop_rag.gui.workers import Job, SerialWorker
+from desktop_rag.outcomes import TablesReport
 from desktop_rag.progress import ProgressEvent
 
 log = logging.getLogger(__name__)
 IndexingJob = Job[IngestReport, ProgressEvent]  # an ingestion or a sync
+TablesJob = Job[TablesReport, ProgressEvent]  # the table pass after them
+Listed = tuple[list[Document], frozenset[str], frozenset[str]]  # docs, missing, tables pending
 CHANGES = frozenset({Outcome.INDEXED, Outcome.UPDATED, Outcome.MOVED, Outcome.REMOVED})
 
 
@@ -47,6 +51,13 @@ def with_missing(docs: list[Document]) -> tuple[list[Document], frozenset[str]]:
     """The documents and the paths among them with no file there now (on the reader thread:
     one stat per document)."""
     return docs, frozenset(d.path for d in docs if not os.path.lexists(d.path))
+
+
+def tables_summary(report: TablesReport) -> str:
+    text = f"Tables read: {report.tables} in {report.documents} document(s)"
+    if report.failures:
+        text += f"; {len(report.failures)} could not be read (their text is searchable)"
+    return text
 
 
 def unavailable_folders(report: IngestReport) -> list[str]:
@@ -77,6 +88,7 @@ class LibraryController(QObject):
         self.failures: dict[str, FileOutcome] = {}
         self.documents: list[Document] = []
         self._indexing: list[IndexingJob] = []  # ingestions and syncs not yet ended
+        self._tables: TablesJob | None = None  # the table pass queued or running
         self._told_unavailable: set[str] = set()  # followed folders said to be missing
         self._refresh_timer = QTimer(self, singleShot=True, interval=250)
         self._refresh_timer.timeout.connect(self.refresh)
@@ -88,13 +100,19 @@ class LibraryController(QObject):
         panel.rename_requested.connect(self.rename)
 
     def refresh(self) -> None:
-        self.reader.submit("list", lambda _job: with_missing(self.services.list_documents()),
-                           on_done=self._show_documents)
+        self.reader.submit("list", lambda _job: self._listed(), on_done=self._show_documents)
 
-    def _show_documents(self, listed: tuple[list[Document], frozenset[str]]) -> None:
-        docs, missing = listed
+    def _listed(self) -> Listed:
+        """The documents, the paths without their file, and the documents whose tables are
+        still to be read (on the reader thread)."""
+        docs, missing = with_missing(self.services.list_documents())
+        return docs, missing, frozenset(self.services.tables_pending())
+
+    def _show_documents(self, listed: Listed) -> None:
+        docs, missing, tables = listed
         self.documents = docs
-        self.panel.set_rows(merge_rows(self.documents, list(self.failures.values()), missing))
+        failures = list(self.failures.values())
+        self.panel.set_rows(merge_rows(self.documents, failures, missing, tables))
         self.changed.emit()
 
     def ingest(self, paths: Sequence[str]) -> IndexingJob | None:
@@ -102,9 +120,9 @@ class LibraryController(QObject):
         if not paths:
             return None
         self.progress.start(f"Adding {len(paths)} item{'s' if len(paths) > 1 else ''}\u2026")
-        return self._submit_indexing(
-            "ingest", lambda j: self.services.ingest(paths, progress=j.report, cancel=j.cancel)
-        )
+        return self._submit_indexing("ingest", lambda j: self.services.ingest(
+            paths, progress=j.report, cancel=j.cancel, tables_now=False
+        ))
 
     def sync(self, quiet: bool = False) -> IndexingJob:
         """Catches up with the followed folders in the background. `quiet` (the check at start,
@@ -112,15 +130,17 @@ class LibraryController(QObject):
         bar says only what is news."""
         if not quiet:
             self.progress.start("Checking the library's folders\u2026")
-        return self._submit_indexing(
-            "sync", lambda j: self.services.sync(progress=j.report, cancel=j.cancel), quiet
-        )
+        return self._submit_indexing("sync", lambda j: self.services.sync(
+            progress=j.report, cancel=j.cancel, tables_now=False
+        ), quiet)
 
     def _submit_indexing(
         self, name: str, work: Callable[[IndexingJob], IngestReport], quiet: bool = False
     ) -> IndexingJob:
         """Runs an ingestion or sync on the index writer; the progress strip stays until the
-        last of them ends, and Cancel stops them all."""
+        last of them ends, and Cancel stops them all. Text goes first: a table pass running
+        is cancelled (what it has not done stays queued, and is read after this job)."""
+        self._pause_tables()
         job = self.writer.submit(
             name, work, on_done=lambda report: self._ingested(report, job, quiet),
             on_progress=self._on_progress, on_error=lambda exc: self._ingest_failed(exc, job),
@@ -166,6 +186,41 @@ class LibraryController(QObject):
         if any(o.code is Reason.BEING_WRITTEN for o in report.outcomes):
             self.watcher.poke()  # read it once it has been left alone
         self.refresh()
+        self.read_tables()
+
+    def read_tables(self) -> TablesJob | None:
+        """The table pass on the index writer, in the background: the documents just ingested
+        are searchable from their text already, and get their tables' rows within seconds to
+        minutes (those a closed app or the CLI left queued too)."""
+        if self.services.settings.ingest.tables != "auto" or (
+            self._tables is not None and not self._tables.cancel.cancelled
+        ):
+            return None
+        job = self.writer.submit(
+            "tables", lambda j: self.services.enrich_tables(progress=j.report, cancel=j.cancel),
+            on_done=lambda report: self._tables_read(report, job),
+            on_progress=self._on_tables_progress,
+            on_error=lambda exc: self._tables_read(None, job, exc),
+        )
+        self._tables = job
+        return job
+
+    def _on_tables_progress(self, event: ProgressEvent) -> None:
+        done = f" ({event.files_done} of {event.files_total} documents)" if event.files_done else ""
+        self.message.emit(f"Reading tables{done}: {event.message}")
+        if event.files_done and not self._refresh_timer.isActive():
+            self._refresh_timer.start()  # a document done: its row is no longer pending
+
+    def _tables_read(
+        self, report: TablesReport | None, job: TablesJob, exc: BaseException | None = None
+    ) -> None:
+        if self._tables is job:
+            self._tables = None
+        if report is not None and report.documents:
+            self.message.emit(tables_summary(report))
+        elif exc is not None and not isinstance(exc, CancelledError):
+            self.writer.error.emit(exc)
+        self.refresh()
 
     def _ingest_failed(self, exc: BaseException, job: IndexingJob) -> None:
         self._indexing_ended(job)
@@ -195,13 +250,26 @@ class LibraryController(QObject):
         paths = list(paths)
         for path in paths:
             self.failures.pop(path, None)
-        self.writer.submit("remove", lambda _j: self.services.remove(paths),
-                           on_done=lambda _r: self.refresh())
+        self._change("remove", lambda: self.services.remove(paths))
 
     def rename(self, path: str, title: str) -> None:
         """The user's title for a document, written on the index writer like other changes."""
-        self.writer.submit("rename", lambda _j: self.services.rename(path, title),
-                           on_done=lambda _r: self.refresh())
+        self._change("rename", lambda: self.services.rename(path, title))
+
+    def _change(self, name: str, work: Callable[[], object]) -> None:
+        """A quick change on the index writer, before a table pass running (which resumes)."""
+        self._pause_tables()
+        self.writer.submit(name, lambda _j: work(), on_done=lambda _r: self._changed())
+
+    def _changed(self) -> None:
+        self.refresh()
+        self.read_tables()
+
+    def _pause_tables(self) -> None:
+        """Cancels a table pass queued or running, so that a change asked for waits for
+        nothing: what it had not done stays queued, and `read_tables` picks it up after."""
+        if self._tables is not None:
+            self._tables.cancel.cancel()
 
     def show_folders(self, parent: QWidget, add_folder: Callable[[], None]) -> FoldersDialog:
         """The followed folders (non-modal; its list follows the library's changes)."""
@@ -224,9 +292,9 @@ class LibraryController(QObject):
 
     def unfollow(self, folders: Sequence[str]) -> None:
         folders = list(folders)
-        self.writer.submit("unfollow", lambda _j: self.services.unfollow(folders),
-                           on_done=lambda _r: self.refresh())
+        self._change("unfollow", lambda: self.services.unfollow(folders))
 
     def save_note(self, title: str, text: str) -> None:
+        self._pause_tables()
         self.writer.submit("note", lambda _j: self.services.save_note(title, text),
                            on_done=self._ingested)

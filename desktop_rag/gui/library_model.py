@@ -21,6 +21,8 @@ COLUMNS = ("Title", "Type", "Pages", "Chunks", "Status", "Core")
 ModelIndex = QModelIndex | QPersistentModelIndex
 MISSING_TIP = ("\nThe file is not there now (moved, or on a drive not mounted); the document "
                "stays searchable, but it cannot be opened until the file is back.")
+TABLES_TIP = ("\nSearchable from its text; the tables on its pages are being read, and their "
+              "rows replace those pages' lines in a moment.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,16 +37,17 @@ class LibraryRow:
     error: str | None = None
     doc_id: str | None = None
     missing: bool = False  # indexed, but its file is not there now (a drive not mounted?)
+    tables_pending: bool = False  # searchable from its text; its tables are still being read
 
     @property
     def failed(self) -> bool:
         return self.status == DocStatus.FAILED.value
 
 
-def row_from_document(doc: Document, missing: bool = False) -> LibraryRow:
+def row_from_document(doc: Document, missing: bool = False, tables: bool = False) -> LibraryRow:
     return LibraryRow(
         doc.path, doc.title, doc.kind.value, doc.pages, doc.chunks, doc.status.value,
-        doc.is_core, doc.error, doc.doc_id, missing,
+        doc.is_core, doc.error, doc.doc_id, missing, tables,
     )
 
 
@@ -55,11 +58,12 @@ def row_from_failure(outcome: FileOutcome) -> LibraryRow:
 
 
 def merge_rows(
-    docs: list[Document], failures: list[FileOutcome], missing: frozenset[str] = frozenset()
+    docs: list[Document], failures: list[FileOutcome], missing: frozenset[str] = frozenset(),
+    tables_pending: frozenset[str] = frozenset(),
 ) -> list[LibraryRow]:
-    """Documents first (those whose file is in `missing` marked); failures only for paths the
-    catalog does not know."""
-    rows = [row_from_document(d, d.path in missing) for d in docs]
+    """Documents first (those whose file is in `missing`, and those whose doc id is in
+    `tables_pending`, marked); failures only for paths the catalog does not know."""
+    rows = [row_from_document(d, d.path in missing, d.doc_id in tables_pending) for d in docs]
     known = {r.path for r in rows}
     rows += [row_from_failure(f) for f in failures if f.path not in known]
     return rows
@@ -109,7 +113,7 @@ class LibraryModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return _display(row, index.column())
         if role == Qt.ItemDataRole.ToolTipRole:
-            return row.error if row.failed else row.path + (MISSING_TIP if row.missing else "")
+            return row.error if row.failed else row.path + _tip(row)
         if role == Qt.ItemDataRole.ForegroundRole and row.missing:
             return QApplication.palette().color(QPalette.ColorRole.PlaceholderText)
         if role == Qt.ItemDataRole.DecorationRole and index.column() == 4 and row.failed:
@@ -127,12 +131,18 @@ def _display(row: LibraryRow, column: int) -> str:
     if column == 4:
         if row.failed:
             return f"failed: {row.error}"
-        return f"{row.status}, file missing" if row.missing else row.status
+        if row.missing:
+            return f"{row.status}, file missing"
+        return f"{row.status}, tables pending" if row.tables_pending else row.status
     if column == 5:
         return "pinned" if row.is_core else ""
     pages = str(row.pages) if row.pages else "\u2013"  # a note has no pages
     values = (row.title, row.kind, pages, str(row.chunks))
     return values[column]
+
+
+def _tip(row: LibraryRow) -> str:
+    return (MISSING_TIP if row.missing else "") + (TABLES_TIP if row.tables_pending else "")
 
 
 class LibraryFilter(QSortFilterProxyModel):

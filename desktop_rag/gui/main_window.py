@@ -137,6 +137,7 @@ class MainWindow(QMainWindow):
             self.library.sync(quiet=True)  # files added, changed or deleted while it was closed
         else:
             self.library.watch_folders()  # (a sync starts watching when it ends)
+            self.library.read_tables()  # tables a closed app or the CLI left (a sync reads them)
 
     # ---- library ------------------------------------------------------------------------
     def add_files(self) -> None:

@@ -74,8 +74,9 @@ def load(
     tables: bool = False,
 ) -> LoadedDocument:
     """Opens `path`; raises LoadError with a user-facing reason. With `ocr`, pages of a PDF that
-    have no text layer but have images are read by OCR; with `tables` and `workers`, tables on
-    the pages of a PDF that look tabular become table rows (see table_extract)."""
+    have no text layer but have images are read by OCR (in `workers` when given); with `tables`,
+    the pages of a PDF that look tabular are noted in `table_pages` for the table pass (their
+    text comes as plain lines: see ingest/table_pass.py)."""
     kind = kind_of(path)
     if kind is None:
         suffix = path.suffix or path.name
@@ -162,10 +163,11 @@ def _titles(doc: Any, path: Path) -> tuple[str, str | None]:
 
 def _segments(doc: Any, loaded: LoadedDocument, reader: PageReader) -> Iterator[Segment]:
     try:
-        for number, page_dict, tables in reader.read(doc):
-            yield from page_segments(page_dict, number, tables)
+        for number, page_dict in reader.read(doc):
+            yield from page_segments(page_dict, number)
     finally:
         doc.close()
+    loaded.table_pages = tuple(reader.table_pages)
     if reader.ocr is not None:  # shown only if no text came out
         loaded.set_empty(Reason.NO_TEXT, SCANNED_OCR if reader.ocr_tried else NO_TEXT)
     if reader.ocr_error:

@@ -39,6 +39,12 @@ def text_flags() -> int:
     return int(pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES)
 
 
+def page_text(page: Any) -> PageText:
+    """A page's text layer as every reading takes it (the text pass and the table pass)."""
+    found: PageText = page.get_text("dict", sort=True, flags=text_flags())
+    return found
+
+
 def ocr_dict(page: Any, ocr: OcrConfig) -> PageText:
     flags = text_flags()
     dpi = ocr_dpi(page.rect.width, page.rect.height, ocr.dpi)

@@ -82,9 +82,8 @@ class Ingestor:
         self.cancel = cancel or CancelToken()
         self.memory = memory or MemoryBudget(0)
         self.ocr, self.tables = ocr, tables
-        self.page_workers = (
-            PageWorkers(ocr_processes, self._stopping) if ocr is not None or tables else None
-        )
+        # OCR only: tables are only noted now (pages that look tabular), read by the table pass
+        self.page_workers = PageWorkers(ocr_processes, self._stopping) if ocr is not None else None
         self.stats = EmbedStats()
         self.totals = Totals()
         self._stop = threading.Event()

@@ -4,7 +4,8 @@ The consistency protocol (every step is crash-safe because each catalog step is 
   ingest:  1. doc `pending` + chunks  2. vectors upserted  3. FTS rows + `indexed`
   remove:  1. `removing` + FTS rows deleted  2. vectors deleted  3. rows deleted
 Search sees only `indexed` documents, so an interrupted document is never half-visible. `resume`
-finishes both kinds of interrupted work; vectors without a catalog chunk are deleted.
+finishes both kinds of interrupted work; vectors without a catalog chunk are deleted, and so are
+those a table pass left in its outbox without a chunk (store/table_steps.py).
 """
 
 from __future__ import annotations
@@ -51,11 +52,23 @@ def resume(
         for doc_id in pending:
             log.info("finishing interrupted ingestion of %s", doc_id)
             finish_pending(catalog, vectors, guarded, doc_id)
-    orphans = 0
+    orphans = flush_outbox(catalog, vectors)
     if removing or pending:
-        orphans = delete_orphans(catalog, vectors)
+        orphans += delete_orphans(catalog, vectors)
     return {"removals_finished": len(removing), "ingestions_finished": len(pending),
             "orphan_vectors_deleted": orphans}
+
+
+def flush_outbox(catalog: Catalog, vectors: VectorIndex) -> int:
+    """Deletes the vectors a table pass that stopped midway left without a chunk."""
+    steps = catalog.tables()
+    waiting = steps.outbox()
+    if not waiting:
+        return 0
+    unowned = steps.unowned(waiting)
+    vectors.delete(unowned)
+    steps.settle(waiting)
+    return len(unowned)
 
 
 def delete_orphans(catalog: Catalog, vectors: VectorIndex) -> int:
@@ -82,6 +95,7 @@ def consistency_report(catalog: Catalog, vectors: VectorIndex) -> dict[str, Any]
     by_status = {s.value: sum(1 for d in docs if d.status is s) for s in DocStatus}
     indexed = catalog.chunk_ids([DocStatus.INDEXED])
     unfinished = catalog.chunk_ids([DocStatus.PENDING, DocStatus.REMOVING])
+    unfinished |= set(catalog.tables().outbox())  # a table pass's, deleted at the next run
     vector_ids = vectors.all_ids()
     sparse_ids = catalog.sparse_chunk_ids()
     problems = {

@@ -68,6 +68,7 @@ class LoadedDocument:
     empty_is_skip: bool = True
     extra: dict[str, str] = field(default_factory=dict)
     stated_title: str | None = None  # the file's own (metadata) title, shown or not
+    table_pages: tuple[int, ...] = ()  # pages that look tabular, for the table pass (once read)
 
     def set_empty(self, code: Reason, reason: str) -> None:
         """What to report when no text comes out (known better as more pages are read)."""

@@ -10,8 +10,9 @@ Around the grid, what a reader takes from the page: the heading above the table 
 "(in thousands, except per share data)" (above it, or a header row of its own) its unit, the
 lowest header cell of each column (the year under "Year Ended December 31,") its column label.
 
-Runs in a worker process (PyMuPDF imported lazily). A page that cannot be read gives no tables
-rather than an error: its text is indexed anyway.
+Runs in a worker process of the table pass (PyMuPDF imported lazily), after the page's text is
+searchable. A page that cannot be read gives no tables (through `read_tables`, an error the pass
+logs with the file and page): its text stays as it is.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from desktop_rag.ingest.pdf_pages import open_pdf
+from desktop_rag.ingest.table_boxes import as_box, iou, share_inside, transformed
 from desktop_rag.ingest.table_detect import TextLine, caption_above, text_lines
 from desktop_rag.ingest.table_model import (
     Box,
@@ -55,16 +57,26 @@ class _Grid(NamedTuple):
 def extract_tables(path: str, index: int) -> list[TableBlock]:
     """The tables of page `index` (0-based) of the PDF at `path`; [] when none can be read."""
     try:
-        with open_pdf(path) as doc:
-            return page_tables(doc.load_page(index), index + 1)
-    except Exception as exc:
+        return read_tables(path, index)
+    except RuntimeError as exc:
         log.debug("no tables read from page %d of %s: %s", index + 1, path, exc)
         return []
 
 
-def page_tables(page: Any, page_no: int) -> list[TableBlock]:
-    """The tables of an open page, top to bottom; [] when none can be read. Boxes are in the
-    page's unrotated coordinates, as its text lines' (the page itself is left as it is)."""
+def read_tables(path: str, index: int) -> list[TableBlock]:
+    """As extract_tables, for the table pass's worker processes: a page that cannot be read
+    raises RuntimeError (its message crosses the process boundary intact), so that the pass can
+    say which page of which file failed."""
+    try:
+        with open_pdf(path) as doc:
+            return page_tables(doc.load_page(index), index + 1, strict=True)
+    except Exception as exc:
+        raise RuntimeError(f"{type(exc).__name__}: {exc}") from None
+
+
+def page_tables(page: Any, page_no: int, strict: bool = False) -> list[TableBlock]:
+    """The tables of an open page, top to bottom; [] when none can be read (unless `strict`).
+    Boxes are in the page's unrotated coordinates, as its text lines' (the page is unchanged)."""
     try:
         upright, back = _upright(page)
         grids = _page_grids(upright)
@@ -72,6 +84,8 @@ def page_tables(page: Any, page_no: int) -> list[TableBlock]:
         blocks = [block for grid in grids if (block := _block(grid, lines, page_no))]
         return [_mapped(block, back) for block in blocks] if back is not None else blocks
     except Exception as exc:
+        if strict:
+            raise
         log.debug("no tables read from page %d: %s", page_no, exc)
         return []
 
@@ -93,7 +107,7 @@ def _mapped(block: TableBlock, matrix: Any) -> TableBlock:
     """The block with every box mapped by `matrix` (upright page -> page coordinates)."""
 
     def cell(c: TableCell) -> TableCell:
-        return TableCell(c.text, _transformed(c.box, matrix))
+        return TableCell(c.text, transformed(c.box, matrix))
 
     rows = tuple(
         replace(
@@ -103,14 +117,7 @@ def _mapped(block: TableBlock, matrix: Any) -> TableBlock:
         )
         for row in block.rows
     )
-    return replace(block, bbox=_transformed(block.bbox, matrix), rows=rows)
-
-
-def _transformed(box: Box, m: Any) -> Box:
-    corners = ((box[0], box[1]), (box[2], box[3]))
-    xs = [m.a * x + m.c * y + m.e for x, y in corners]
-    ys = [m.b * x + m.d * y + m.f for x, y in corners]
-    return min(xs), min(ys), max(xs), max(ys)
+    return replace(block, bbox=transformed(block.bbox, matrix), rows=rows)
 
 
 def _page_grids(page: Any) -> list[_Grid]:
@@ -123,7 +130,8 @@ def _page_grids(page: Any) -> list[_Grid]:
     grids: list[_Grid] = []
     claimed: set[int] = set()
     for layout in _layout_tables(page):
-        inside = [table for table in tables if _share_inside(table.bbox, layout["group_bbox"])]
+        box = layout["group_bbox"]
+        inside = [table for table in tables if share_inside(table.bbox, box, INSIDE)]
         claimed.update(id(table) for table in inside)
         if _pieces_fit(inside, layout):
             grids += [_placement_grid(table) for table in inside]
@@ -150,26 +158,9 @@ def _pieces_fit(inside: list[Any], layout: dict[str, Any]) -> bool:
     grid = layout["table_grid"]
     if len(inside) == 1:
         width = max(sum(cell.colspan for cell in row) for row in inside[0].placements)
-        return width > len(grid.v_lines) and _iou(inside[0].bbox, layout["group_bbox"]) > SAME_BOX
+        return width > len(grid.v_lines) and iou(inside[0].bbox, layout["group_bbox"]) > SAME_BOX
     rows = sum(len(table.placements) for table in inside)
     return len(inside) > 1 and rows >= len(grid.h_lines)
-
-
-def _area(box: Box) -> float:
-    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
-
-
-def _common(a: Box, b: Box) -> float:
-    return _area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
-
-
-def _share_inside(box: Box, outer: Box) -> bool:
-    return _common(box, outer) > INSIDE * _area(box)
-
-
-def _iou(a: Box, b: Box) -> float:
-    common = _common(a, b)
-    return common / max(1e-9, _area(a) + _area(b) - common)
 
 
 def _placement_grid(table: Any) -> _Grid:
@@ -187,7 +178,7 @@ def _placement_grid(table: Any) -> _Grid:
             serial += 1
             _place(slots, r, column, cell, (serial, _cell(cell, table.bbox)))
             column += cell.colspan
-    return _Grid(_box(table.bbox), table.header_rows or 0, slots)
+    return _Grid(as_box(table.bbox), table.header_rows or 0, slots)
 
 
 def _place(slots: list[list[Placed]], row: int, column: int, cell: Any, slot: Placed) -> None:
@@ -197,18 +188,13 @@ def _place(slots: list[list[Placed]], row: int, column: int, cell: Any, slot: Pl
 
 
 def _cell(cell: Any, table_box: Any) -> TableCell:
-    return TableCell(cell_text(cell.text or ""), _box(cell.bbox or table_box))
-
-
-def _box(rect: Any) -> Box:
-    x0, y0, x1, y1 = rect
-    return float(x0), float(y0), float(x1), float(y1)
+    return TableCell(cell_text(cell.text or ""), as_box(cell.bbox or table_box))
 
 
 def _layout_grid(layout: dict[str, Any], words: list[Any]) -> _Grid:
     """The layout model's grid of a table (row and column lines in the box), each cell
     holding the words whose centre is in it."""
-    x0, y0, x1, y1 = _box(layout["group_bbox"])
+    x0, y0, x1, y1 = as_box(layout["group_bbox"])
     grid = layout["table_grid"]
     xs = [x0, *(x0 + float(x) for x in grid.v_lines), x1]
     ys = [y0, *(y0 + float(y) for y in grid.h_lines), y1]

@@ -39,6 +39,9 @@ class Extracted:
         return sum(len(d.text) for d in self.drafts)
 
 
+Ready = tuple[Document, list[Chunk], tuple[int, ...]]  # a document, its chunks, its table pages
+
+
 def doc_id_of(sha256: str) -> str:
     return sha256[:16]
 
@@ -70,7 +73,7 @@ class DocumentWriter:
     def write_group(self, items: Sequence[Extracted]) -> list[FileOutcome]:
         """Indexes several extracted documents with one embedding pass; one outcome each."""
         outcomes: list[FileOutcome | None] = []
-        ready: list[tuple[Document, list[Chunk]]] = []
+        ready: list[Ready] = []
         for item in items:
             prepared = self._prepare(item)
             if isinstance(prepared, FileOutcome):
@@ -83,7 +86,7 @@ class DocumentWriter:
         return [o if o is not None else self._indexed(next(done)[0], i)
                 for o, i in zip(outcomes, items, strict=True)]
 
-    def _prepare(self, item: Extracted) -> FileOutcome | tuple[Document, list[Chunk]]:
+    def _prepare(self, item: Extracted) -> FileOutcome | Ready:
         job, loaded = item.job, item.loaded
         if item.error is not None:
             error = item.error
@@ -97,7 +100,7 @@ class DocumentWriter:
             job.size, job.mtime, loaded.pages, len(item.drafts), DocStatus.PENDING,
             stated_title=loaded.stated_title,
         )
-        return doc, to_chunks(doc, item.drafts)
+        return doc, to_chunks(doc, item.drafts), loaded.table_pages
 
     @staticmethod
     def _indexed(doc: Document, item: Extracted) -> FileOutcome:
@@ -106,22 +109,23 @@ class DocumentWriter:
         note, code = (loaded.note, loaded.note_code) if loaded else (None, Reason.NONE)
         return FileOutcome(doc.path, outcome, note, doc.doc_id, doc.pages, doc.chunks, code)
 
-    def _index(self, ready: list[tuple[Document, list[Chunk]]]) -> None:
-        """The consistency protocol for a group: all pending, embed, upsert, finalize each."""
-        for doc, chunks in ready:
-            self.catalog.add_pending(doc, chunks)
-        every = [c for _, chunks in ready for c in chunks]
+    def _index(self, ready: list[Ready]) -> None:
+        """The consistency protocol for a group: all pending (each queued for the table pass
+        when it has pages that look tabular), embed, upsert, finalize each."""
+        for doc, chunks, table_pages in ready:
+            self.catalog.add_pending(doc, chunks, table_pages)
+        every = [c for _, chunks, _ in ready for c in chunks]
         try:
             embeddings = embed_chunks(
                 every, self.catalog, self.vectors, self.embedder, self.cancel, stats=self.stats
             )
             self.cancel.raise_if_cancelled()
         except CancelledError:
-            recovery.remove_documents(self.catalog, self.vectors, [d.doc_id for d, _ in ready])
+            recovery.remove_documents(self.catalog, self.vectors, [d.doc_id for d, _, _ in ready])
             raise
         if every:
             self.vectors.upsert([c.chunk_id for c in every], embeddings, [c.doc_id for c in every])
-        for doc, _ in ready:
+        for doc, _, _ in ready:
             recovery.remove_documents(self.catalog, self.vectors, self.catalog.finalize(doc.doc_id))
 
     def _failed(self, job: Job, code: Reason, reason: str, skip: bool) -> FileOutcome:

@@ -1,7 +1,7 @@
 """The "Calculation:" lines of an answer, checked against the sources and computed by the app.
 
 A small model copies numbers well and does arithmetic badly, so the answer prompt asks it to write
-the formula over the numbers it cites (calculator.ANSWER_FORMAT) and the app computes it with the
+the formula over the numbers it cites (prompts.CALCULATION_REQUEST) and the app computes it with the
 whitelist evaluator (calculator.evaluate, no `eval`). A formula is only as good as its inputs, so:
 
 - An input with citations must appear in a passage it cites. One without citations must appear in

@@ -5,7 +5,9 @@ The core prefix (instructions + pinned documents) comes first and never changes 
 questions, so its KV cache can be reused; retrieved passages and the question come after it.
 What depends on the question, such as the request for a "Calculation:" line when it asks for
 arithmetic (CALCULATION_REQUEST), goes in the user message, after the cached prefix: it needs no
-change of the prompt fingerprint and every question still reuses the one core cache.
+change of the prompt fingerprint and every question still reuses the one core cache. So do the
+retrieved passages' table rows with the cells of the year or quarter the question names first
+(llm.periods); the core sources stay as they are, cached.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from desktop_rag.domain import Passage
+from desktop_rag.llm.periods import Period, asked_periods, periods_first
 from desktop_rag.protocols import ChatMessage
 
 TEMPLATE_VERSION = "answer-v1"
@@ -31,7 +34,7 @@ INSTRUCTIONS = (
 )
 END_OF_CORE = "End of core sources."
 # Only for questions that need arithmetic (llm/calc_questions.calculation_shape): the model
-# writes the formula (calculator.ANSWER_FORMAT's line) over the numbers it cites, and the app
+# writes the formula (calculator's "Calculation:" line) over the numbers it cites, and the app
 # computes and checks it. The form has letters, not numbers: the default 1.5B model copied an
 # example's numbers into its answers, and it follows a shape named for the question ("part [n] /
 # total [n] × 100" for a share) where a generic one drew a change for every question.
@@ -64,17 +67,19 @@ def _attr(value: str) -> str:
     return neutralise(value).replace('"', "'").replace("\n", " ")[:200]
 
 
-def format_source(passage: Passage) -> str:
+def format_source(passage: Passage, periods: Sequence[Period] = ()) -> str:
+    """One passage for the prompt; the cells of `periods` first in its table rows."""
     page = passage.chunk.page
     page_attr = f' page="{page}"' if page is not None else ""
+    text = periods_first(passage.text, periods)
     return (
         f'<source id="{passage.n}" title="{_attr(passage.chunk.title)}"{page_attr}>\n'
-        f"{neutralise(passage.text).strip()}\n</source>"
+        f"{neutralise(text).strip()}\n</source>"
     )
 
 
-def format_sources(passages: Sequence[Passage]) -> str:
-    return "\n".join(format_source(p) for p in passages)
+def format_sources(passages: Sequence[Passage], periods: Sequence[Period] = ()) -> str:
+    return "\n".join(format_source(p, periods) for p in passages)
 
 
 def system_message(core: Sequence[Passage]) -> str:
@@ -88,10 +93,11 @@ def user_message(
     passages: Sequence[Passage], question: str, has_core: bool, calculation: str | None = None
 ) -> str:
     """The retrieved sources, the question, and the request for a calculation line of the form
-    `calculation` (when given) last, where a small model heeds it most."""
+    `calculation` (when given) last, where a small model heeds it most. Table rows list the
+    cells of the periods the question names first (llm.periods)."""
     parts: list[str] = []
     if passages:
-        parts.append(f"Sources:\n{format_sources(passages)}")
+        parts.append(f"Sources:\n{format_sources(passages, asked_periods(question))}")
     elif not has_core:
         parts.append("Sources: none.")
     parts.append(f"Question: {question.strip()}")

@@ -17,7 +17,9 @@ from desktop_rag.services.core import CoreService
 from desktop_rag.services.evaluation import EvalService
 from desktop_rag.services.library import LibraryService
 from desktop_rag.services.rerankers import Rerankers
+from desktop_rag.services.route_evaluation import RouteEvalService
 from desktop_rag.services.search import SearchService
+from desktop_rag.services.tables import TablesService
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +37,8 @@ class Services:
     def __init__(self, ctx: AppContext) -> None:
         self.ctx = ctx
         rerankers = Rerankers(ctx)
-        self.library = library = LibraryService(ctx)
+        self.tables = tables = TablesService(ctx)
+        self.library = library = LibraryService(ctx, tables)
         self.searching = search = SearchService(ctx, rerankers)
         self.core = core = CoreService(ctx)
         self.answers = answers = AnswerService(ctx, search, core)
@@ -50,6 +53,8 @@ class Services:
             library.get_chunks)
         self.scope_of, self.save_note, self.check_consistency = (
             library.scope_of, library.save_note, library.check_consistency)
+        # the table pass (text first, tables after)
+        self.enrich_tables, self.tables_pending = tables.enrich_tables, tables.tables_pending
         # search
         self.search, self.pack_context = search.search, search.pack_context
         self.reranker, self.available_rerankers = search.reranker, search.available_rerankers
@@ -65,6 +70,8 @@ class Services:
         self.eval_beir, self.eval_pdfqa, self.eval_answers = (
             evaluation.eval_beir, evaluation.eval_pdfqa, evaluation.eval_answers)
         self.eval_rerankers = evaluation.eval_rerankers
+        self.route_evaluation = routes = RouteEvalService(evaluation)
+        self.eval_routes, self.eval_counts = routes.eval_routes, routes.eval_counts
 
     # ---- settings and models ---------------------------------------------------------------
     @property

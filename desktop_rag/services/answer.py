@@ -19,13 +19,15 @@ from desktop_rag.llm.calculations import check_calculations
 from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
 from desktop_rag.llm.citations import CitationChecker
 from desktop_rag.llm.core_cache import CoreCacheFiles, restore, split_prompt, supports_prefix_cache
-from desktop_rag.llm.rewrite import standalone_query
+from desktop_rag.llm.rewrite import needs_rewrite, standalone_query
 from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatMessage, Generation, TokenGenerating
+from desktop_rag.routes.base import RouteRequest, parse_route
 from desktop_rag.services.answer_timings import generation_timings, since
 from desktop_rag.services.core import CoreContext, CoreService
 from desktop_rag.services.ports import EngineInfo, SearchPort
+from desktop_rag.services.routing import route_table
 from desktop_rag.services.stages import (
     StageReporter,
     StageSink,
@@ -78,21 +80,37 @@ class AnswerService:
         cancel: CancelToken | None = None,
         scope: DocScope = EVERYWHERE,
         on_stage: StageSink | None = None,
+        route: str | None = None,
     ) -> Answer:
-        """Answers from the documents `scope` allows. Over the whole library the cached core
-        comes first and retrieval covers the rest; a narrower scope is searched alone.
+        """Answers from the documents `scope` allows, by the route the router chooses for the
+        question (or `route`, when the user forces one: lookup, summary, exhaustive, compare).
+        The answer's `route` says which route was chosen and which component answered.
 
         `on_stage` hears each stage as it begins (searching, restoring the core, reading the
-        prompt with its progress, writing). A Stop before the first word raises CancelledError."""
+        prompt with its progress, writing; a list or count: scanning, judging). A Stop before
+        the first word raises CancelledError."""
         start = time.perf_counter()
         stages = StageReporter(on_token, on_stage)
         stages.searching()
         chat_id = chat_id or self.new_chat()
         query = self._standalone(chat_id, question, cancel)
         check(cancel)
+        component, info = route_table(self.ctx, self._lookup).choose(query, parse_route(route))
+        request = RouteRequest(question, query, chat_id, info, scope, k, stages, on_stage, cancel,
+                               start)  # fmt: skip
+        answer = component.answer(request)
+        self.ctx.chats.add_exchange(chat_id, query, answer)
+        return answer
+
+    def _lookup(self, request: RouteRequest) -> Answer:
+        """The lookup route: the cached core first over the whole library, retrieval for the
+        rest (a narrower scope is searched alone), then the model answers from the passages."""
+        question, query, chat_id, scope = (
+            request.question, request.query, request.chat_id, request.scope)
+        stages, cancel, start = reporter_of(request.on_token), request.cancel, request.started
         core = self.core.core_context(scope)
         timings: dict[str, float] = {}
-        result = self.searcher.search(query, k=k, scope=scope.excluding(core.doc_ids))
+        result = self.searcher.search(query, k=request.k, scope=scope.excluding(core.doc_ids))
         check(cancel)
         timings["retrieve_ms"] = since(start)
         timings["rerank_ms"] = float(result.timings_ms.get("rerank_ms", 0.0))
@@ -104,11 +122,14 @@ class AnswerService:
             answer = self._answer(
                 question, query, chat_id, core, passages, result, timings, stages, cancel, start
             )
-        self.ctx.chats.add_exchange(chat_id, query, answer)
-        return answer
+        return dataclasses.replace(answer, route=request.info)
 
     def _standalone(self, chat_id: str, question: str, cancel: CancelToken | None) -> str:
+        """The question as a standalone query; the model is loaded only to rewrite a follow-up
+        (a count that matching decides needs no model at all)."""
         history = [(t.role, t.query or t.content) for t in self.ctx.chats.history(chat_id)]
+        if not history or not needs_rewrite(question):
+            return question
         return standalone_query(self.ctx.engine, history, question, cancel)
 
     def _retrieved(self, query: str, core: CoreContext, result: SearchResult) -> list[Passage]:
@@ -265,10 +286,11 @@ class AnswerService:
 def _refuse_unasked(result: SearchResult, scope: DocScope, has_core: bool) -> bool:
     """Weak evidence over the whole library is refused without asking the model. Within
     documents the user chose, the model reads their best passages and may refuse itself: the
-    user asked about these documents, and a weak match there is still the best there is."""
+    user asked about these documents, and a weak match there is still the best there is. So
+    do the documents the question names ("Netflix's revenue in 2015"): it asked about them."""
     if has_core or not result.insufficient_evidence:
         return False
-    return scope.whole_library or not result.results
+    return (scope.whole_library and result.focus is None) or not result.results
 
 
 def _best(query: Any, vectors: Collection[Any]) -> float:

@@ -26,6 +26,7 @@ from desktop_rag.errors import DesktopRagError, NotFoundError
 from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
 from desktop_rag.services.lookup import documents_named
 from desktop_rag.services.ports import Refreshable
+from desktop_rag.services.tables import TablesService
 from desktop_rag.store.followed import is_within
 
 FOLDER_MISSING = (
@@ -51,21 +52,26 @@ def _slug(title: str) -> str:
 class LibraryService:
     """The library's writes (under the writer lock) and reads, over the context's stores."""
 
-    def __init__(self, ctx: AppContext) -> None:
+    def __init__(self, ctx: AppContext, tables: TablesService | None = None) -> None:
         self.ctx = ctx
         self.writer_lock = ctx.writer_lock  # re-entrant; another process is refused meanwhile
+        self.tables = tables or TablesService(ctx)
 
     def ingest(
         self, paths: Sequence[str | Path], progress: ProgressCallback = no_progress,
-        cancel: CancelToken | None = None,
+        cancel: CancelToken | None = None, tables_now: bool = True,
     ) -> IngestReport:
         """Ingests files and folders. The folders are followed from then on (see `sync`), and
-        files removed from the library earlier are taken back when these paths hold them."""
+        files removed from the library earlier are taken back when these paths hold them.
+        The text is committed first; with `tables_now` the table pass follows before this
+        returns, else the caller runs it (`enrich_tables`: the GUI, in the background)."""
         from desktop_rag.ingest.scan import absolute
 
         with self.writer_lock:
             self.ctx.catalog.followed().take_back([str(absolute(p)) for p in paths])
-            return self._ingest(paths, progress, cancel, frozenset(), 0.0)
+            report = self._ingest(paths, progress, cancel, frozenset(), 0.0)
+            self.tables.after_text(tables_now, progress, cancel)
+            return report
 
     def _ingest(
         self, paths: Sequence[str | Path], progress: ProgressCallback,
@@ -96,12 +102,13 @@ class LibraryService:
             return report
 
     def sync(
-        self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
+        self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None,
+        tables_now: bool = True,
     ) -> IngestReport:
         """Walks the followed folders again and re-checks every other document's file: new and
         changed files are indexed, documents whose file left a followed folder are removed. A
         folder or file missing altogether (moved, or on a drive not mounted) is reported and
-        its documents are kept."""
+        its documents are kept. Then the table pass, as in `ingest`."""
         folders = self.ctx.catalog.followed().folders()
         lone = sorted({
             d.path for d in self.ctx.catalog.documents()
@@ -119,6 +126,7 @@ class LibraryService:
             removed = self.ctx.catalog.followed().removed_files()
             report = (self._ingest(present, progress, cancel, removed, SYNC_SETTLE_S)
                       if present else IngestReport(()))
+            self.tables.after_text(tables_now, progress, cancel)
         outcomes = sorted([*report.outcomes, *missing], key=lambda o: o.path)
         return IngestReport(tuple(outcomes), report.seconds, report.embedded_chunks)
 
@@ -265,7 +273,7 @@ class LibraryService:
             path = folder / f"{_slug(title)}-{n}.md"
         body = text if text.lstrip().startswith("#") else f"# {title.strip()}\n\n{text}"
         path.write_text(body.rstrip() + "\n", encoding="utf-8")
-        return self.ingest([path])
+        return self.ingest([path], tables_now=False)  # Markdown: no tables to read
 
     def check_consistency(self, repair: bool = False) -> dict[str, Any]:
         """Catalog vs vectors vs sparse index, chunk for chunk. With `repair`, first finishes

@@ -32,7 +32,8 @@ from desktop_rag.store.catalog_steps import (
     with_status,
 )
 from desktop_rag.store.followed import FollowedFolders
-from desktop_rag.store.sparse import FtsSparseIndex
+from desktop_rag.store.sparse import FtsSparseIndex, index_chunks
+from desktop_rag.store.table_steps import TableSteps, queue_tables
 
 _SELECT_DOCS = f"SELECT {schema.DOC_COLUMNS} FROM documents"
 _SELECT_CHUNKS = (
@@ -74,6 +75,10 @@ class Catalog:
 
     def followed(self) -> FollowedFolders:
         return FollowedFolders(self._tx, self._rows, now_iso)
+
+    def tables(self) -> TableSteps:
+        """The table pass's queue and chunk swap (store/table_steps.py)."""
+        return TableSteps(self._tx, self._rows)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -200,8 +205,11 @@ class Catalog:
         return out
 
     # ---- writes ----------------------------------------------------------------------------
-    def add_pending(self, doc: Document, chunks: Sequence[Chunk]) -> None:
-        """Step 1: the document row (pending) and its chunks, without FTS rows."""
+    def add_pending(
+        self, doc: Document, chunks: Sequence[Chunk], table_pages: Sequence[int] = ()
+    ) -> None:
+        """Step 1: the document row (pending) and its chunks, without FTS rows; `table_pages`
+        (pages that look tabular) queue it for the table pass in the same transaction."""
         pending = with_status(doc, status=DocStatus.PENDING, chunks=len(chunks))
         with self._tx() as conn:
             drop_unindexed(conn, doc.doc_id)
@@ -210,21 +218,16 @@ class Catalog:
                 schema.document_params(pending),
             )
             conn.executemany(
-                "INSERT INTO chunks(chunk_id, doc_id, ordinal, text, pages, char_start, char_end,"
-                f" bboxes, heading, token_count, text_sha) VALUES ({holes(11)})",
-                [schema.chunk_params(c, text_sha(c.text)) for c in chunks],
+                schema.INSERT_CHUNK, [schema.chunk_params(c, text_sha(c.text)) for c in chunks]
             )
+            queue_tables(conn, doc.doc_id, table_pages)
 
     def finalize(self, doc_id: str) -> list[str]:
         """Step 3: FTS rows in, status indexed; returns other documents at the same path, which
         are now `removing` (the caller deletes their vectors, then calls finish_remove)."""
         with self._tx() as conn:
             keep_user_title(conn, doc_id)
-            conn.execute(
-                "INSERT INTO chunks_fts(rowid, text, title, heading) SELECT c.id, c.text, ?,"
-                " c.heading FROM chunks c WHERE c.doc_id = ?",
-                (index_title(conn, doc_id), doc_id),
-            )
+            index_chunks(conn, doc_id, index_title(conn, doc_id))
             conn.execute(
                 "UPDATE documents SET status = 'indexed', error = NULL, ingested_at = ?"
                 " WHERE doc_id = ?",

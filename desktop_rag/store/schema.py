@@ -12,6 +12,7 @@ from pathlib import Path
 
 from desktop_rag.domain import Chunk, DocKind, DocStatus, Document, LineBox
 from desktop_rag.store.migrations import migrate
+from desktop_rag.store.sparse import FTS_TABLE
 
 SCHEMA_VERSION = 1
 
@@ -36,19 +37,26 @@ CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ordinal);
 CREATE INDEX IF NOT EXISTS chunks_text_sha ON chunks(text_sha);
 CREATE TABLE IF NOT EXISTS followed_folders (path TEXT PRIMARY KEY, added_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS removed_files (path TEXT PRIMARY KEY, removed_at TEXT NOT NULL);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    text, title, heading, tokenize = 'porter unicode61 remove_diacritics 2'
+-- the table pass (store.table_steps): documents whose table pages wait for it, and vectors
+-- that no chunk may own any more (deleted after a swap, or after a crash by recovery)
+CREATE TABLE IF NOT EXISTS table_queue (
+    doc_id TEXT PRIMARY KEY REFERENCES documents(doc_id) ON DELETE CASCADE, pages TEXT NOT NULL
 );
-"""
+CREATE TABLE IF NOT EXISTS vector_outbox (chunk_id TEXT PRIMARY KEY);
+""" + FTS_TABLE  # the BM25 table (store.sparse), re-indexed when its layout changes (migrations)
 
 DOC_COLUMNS = (
     "doc_id, path, title, kind, sha256, size, mtime, pages, chunks, status, error, ingested_at, "
     "is_core, stated_title, title_by_user"
 )
 DOC_COLUMN_COUNT = DOC_COLUMNS.count(",") + 1
+# A chunk's neighbours are the rows next to it in its document's order (after a table pass the
+# ids of a document's chunks no longer follow their ordinals).
 CHUNK_COLUMNS = (
     "c.chunk_id, c.doc_id, d.path, d.title, d.kind, c.text, c.ordinal, c.pages, c.char_start, "
-    "c.char_end, c.bboxes, c.heading, c.token_count, d.chunks"
+    "c.char_end, c.bboxes, c.heading, c.token_count, "
+    "(SELECT p.chunk_id FROM chunks p WHERE p.doc_id = c.doc_id AND p.ordinal = c.ordinal - 1), "
+    "(SELECT n.chunk_id FROM chunks n WHERE n.doc_id = c.doc_id AND n.ordinal = c.ordinal + 1)"
 )
 
 
@@ -83,16 +91,14 @@ def chunk_id(doc_id: str, ordinal: int) -> str:
 
 def row_to_chunk(row: tuple[object, ...]) -> Chunk:
     (cid, doc_id, path, title, kind, text, ordinal, pages, start, end, boxes, heading, tokens,
-     total) = row
-    n, doc = int(str(ordinal)), str(doc_id)
+     before, after) = row
     return Chunk(
-        chunk_id=str(cid), doc_id=doc, path=str(path), title=str(title), kind=DocKind(str(kind)),
-        text=str(text), ordinal=n, pages=tuple(json.loads(str(pages))),
-        char_span=(int(str(start)), int(str(end))), bboxes=decode_boxes(str(boxes)),
-        heading_path=tuple(json.loads(str(heading))),
-        prev_id=chunk_id(doc, n - 1) if n > 0 else None,
-        next_id=chunk_id(doc, n + 1) if n + 1 < int(str(total)) else None,
-        token_count=int(str(tokens)),
+        chunk_id=str(cid), doc_id=str(doc_id), path=str(path), title=str(title),
+        kind=DocKind(str(kind)), text=str(text), ordinal=int(str(ordinal)),
+        pages=tuple(json.loads(str(pages))), char_span=(int(str(start)), int(str(end))),
+        bboxes=decode_boxes(str(boxes)), heading_path=tuple(json.loads(str(heading))),
+        prev_id=None if before is None else str(before),
+        next_id=None if after is None else str(after), token_count=int(str(tokens)),
     )
 
 
@@ -113,6 +119,12 @@ def _box(row: list[float]) -> LineBox:
     page, x0, y0, x1, y1 = row[:5]
     start, end = (int(row[5]), int(row[6])) if len(row) >= 7 else (-1, -1)
     return LineBox(int(page), x0, y0, x1, y1, start, end)
+
+
+INSERT_CHUNK = (
+    "INSERT INTO chunks(chunk_id, doc_id, ordinal, text, pages, char_start, char_end, bboxes,"
+    " heading, token_count, text_sha) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 def chunk_params(chunk: Chunk, text_sha: str) -> tuple[object, ...]:

@@ -2,6 +2,14 @@
 
 User text never reaches FTS5 as query syntax: words are extracted, stopwords dropped, and each
 remaining word is quoted and OR-ed.
+
+Numbers are words too. FTS5's unicode61 tokenizer splits "4,180,339" into "4", "180" and "339",
+so a question writing "4180339" (or "$4,180,339" next to a passage writing "4180339") finds
+nothing, and "FY2015" is one word "fy2015" that "fiscal 2015" misses. So each row carries a
+fourth column, `numbers`, holding the number tokens of its text (numbers.number_tokens) that the
+tokenizer does not already make ("4180339", "2015" for "FY2015"), and a query's numbers are
+searched as those tokens. The chunk's own text, which snippets, highlights and the exact
+identifier list read, is stored as it was.
 """
 
 from __future__ import annotations
@@ -11,11 +19,22 @@ import sqlite3
 import threading
 
 from desktop_rag.domain import EVERYWHERE, DocScope
+from desktop_rag.numbers import number_tokens
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # as FTS5's unicode61: "_" separates words
+# A number with thousands separators, as number_tokens reads one ("4,180,339", not "A1,234")
+_GROUPED = re.compile(r"(?<![^\W_])[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])")
 MAX_TERMS = 32
-# Column weights for bm25(): chunk text, document title, heading path.
-WEIGHTS = (1.0, 0.5, 0.75)
+# Column weights for bm25(): chunk text, document title, heading path, number tokens.
+WEIGHTS = (1.0, 0.5, 0.75, 1.0)
+# The BM25 table. Its layout's version is kept in `meta` (key SPARSE_VERSION_KEY); a library
+# with an older one is re-indexed from the catalog's chunks once (store.migrations).
+SPARSE_VERSION = 2  # 1: text, title, heading; 2: + numbers
+SPARSE_VERSION_KEY = "sparse_version"
+FTS_TABLE = """CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    text, title, heading, numbers, tokenize = 'porter unicode61 remove_diacritics 2'
+);"""
+_INSERT = "INSERT INTO chunks_fts(rowid, text, title, heading, numbers) VALUES (?, ?, ?, ?, ?)"
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being
@@ -33,9 +52,38 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+def indexed_numbers(text: str) -> str:
+    """The `numbers` column of a chunk: its number tokens that `words` does not already give
+    ("4180339" for "$4,180,339", "2015" for "FY2015"). A plain "2015" is left out, being a word
+    of the text already: counted twice, a year would outweigh the other words of a query."""
+    have = set(words(text))
+    return " ".join(t for t in number_tokens(text) if t not in have)
+
+
+def query_words(text: str) -> list[str]:
+    """The words both BM25 indexes search for `text` (before stopwords go): its words, with
+    each grouped number one word ("4,180,339" is "4180339", not "4", "180", "339", which would
+    match every page with a 4 on it), and the number tokens the words lack ("2015" for
+    "FY2015"). Every writing of a number then meets every other: in the text or in `numbers`."""
+    found = words(_GROUPED.sub(lambda m: m.group(0).replace(",", ""), text))
+    have = set(found)
+    return found + [t for t in dict.fromkeys(number_tokens(text)) if t not in have]
+
+
+def index_chunks(conn: sqlite3.Connection, doc_id: str, title: str) -> None:
+    """The BM25 rows of one document's chunks (inside the caller's write transaction): each
+    chunk's text, the document's searchable title, its heading path and its number tokens."""
+    sql = "SELECT id, text, heading FROM chunks WHERE doc_id = ?"
+    rows = conn.execute(sql, (doc_id,)).fetchall()
+    conn.executemany(
+        _INSERT,
+        [(rowid, text, title, heading, indexed_numbers(text)) for rowid, text, heading in rows],
+    )
+
+
 def match_query(text: str) -> str | None:
     """An FTS5 MATCH expression for `text`, or None when it has no searchable word."""
-    found = words(text)
+    found = query_words(text)
     kept = [w for w in found if w not in STOPWORDS] or found
     unique = list(dict.fromkeys(kept))[:MAX_TERMS]
     if not unique:
@@ -59,7 +107,7 @@ class FtsSparseIndex:
         clause, ids = _scope_clause(scope)
         sql = (
             "SELECT c.chunk_id, f.score FROM ("
-            "  SELECT rowid, bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts"
+            "  SELECT rowid, bm25(chunks_fts, ?, ?, ?, ?) AS score FROM chunks_fts"
             f"  WHERE chunks_fts MATCH ?{clause} ORDER BY score LIMIT ?) AS f"
             " JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.doc_id = c.doc_id"
             " WHERE d.status = 'indexed' ORDER BY f.score"

@@ -6,8 +6,8 @@ at 50,000 chunks), so searches use a bm25s snapshot of the same rows (about 1 ms
 snapshot is current: built for the catalog generation it was read at. After a write the snapshot
 is stale and searches go to FTS5 until a rebuild replaces it: started on a background thread after
 an ingestion (when this process searched before), or once two searches in a row saw the same
-generation. Same tokens both ways (words, stopwords dropped, English stemming); the scores differ
-in scale, which fusion standardises away.
+generation. Same tokens both ways (words, numbers as store.sparse makes them, stopwords dropped,
+English stemming); the scores differ in scale, which fusion standardises away.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ import numpy.typing as npt
 
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.store.catalog import Catalog
-from desktop_rag.store.sparse import MAX_TERMS, STOPWORDS, FtsSparseIndex, words
+from desktop_rag.store.sparse import MAX_TERMS, STOPWORDS, FtsSparseIndex, query_words, words
 
 log = logging.getLogger(__name__)
 
 _ROWS = (
-    "SELECT c.chunk_id, d.doc_id, f.text, f.title, f.heading FROM chunks_fts f"
+    "SELECT c.chunk_id, d.doc_id, f.text, f.title, f.heading, f.numbers FROM chunks_fts f"
     " JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.doc_id = c.doc_id"
     " WHERE d.status = 'indexed'"
 )
@@ -48,11 +48,15 @@ class Tokenizer:
     def __call__(self, text: str) -> list[str]:
         """Interned stems: a snapshot of 50,000 chunks holds millions of tokens but few distinct
         ones, so each distinct stem is kept once while the index is built."""
-        kept = [w for w in words(text) if w not in STOPWORDS]
-        return [sys.intern(w) for w in self._stemmer.stemWords(kept)]
+        return self._stems(words(text))
 
     def query(self, text: str) -> list[str]:
-        return list(dict.fromkeys(self(text)))[:MAX_TERMS]
+        """A query's stems, its numbers as FTS5 searches them (store.sparse.query_words)."""
+        return list(dict.fromkeys(self._stems(query_words(text))))[:MAX_TERMS]
+
+    def _stems(self, found: list[str]) -> list[str]:
+        kept = [w for w in found if w not in STOPWORDS]
+        return [sys.intern(w) for w in self._stemmer.stemWords(kept)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +98,10 @@ def build_snapshot(db_path: Any, tokenize: Tokenizer) -> Snapshot:
     finally:
         conn.close()
     model = bm25s.BM25(k1=1.2, b=0.75)
-    corpus = [tokenize(f"{text} {title or ''} {head or ''}") for *_, text, title, head in rows]
+    corpus = [
+        tokenize(f"{text} {title or ''} {head or ''} {numbers or ''}")
+        for *_, text, title, head, numbers in rows
+    ]
     if corpus:
         model.index(corpus, show_progress=False)
     generation = int(str(found[0][0])) if found else 0

@@ -1,0 +1,248 @@
+"""The table pass: a PDF is searchable from its text at once, and gets its tables after.
+
+Reading a page's tables takes about 0.3 s (PyMuPDF's find_tables with the layout model), against
+under a millisecond for its text, and a 10-K has dozens of such pages: read inline, they would
+keep the whole document out of search for minutes. So the text pass indexes every page as plain
+lines and queues the pages that look tabular (table_detect), in the transaction that adds the
+document; this pass then reads their tables in the worker processes, a document or two ahead,
+and swaps the chunks of the pages with tables for chunks with the tables' rows
+(table_regions, store/table_steps). The queue is in the catalog, so a process that stops first
+(the CLI, a crash) leaves it for the next run. A page whose tables cannot be read keeps its text;
+so does a document whose swap fails, with its file named in the log.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import BrokenExecutor, Future
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from desktop_rag.domain import Document
+from desktop_rag.errors import CancelledError, StoreError
+from desktop_rag.ingest import recovery
+from desktop_rag.ingest.chunker import ChunkDraft, Chunker
+from desktop_rag.ingest.embedding import GuardedEmbedder, embed_chunks
+from desktop_rag.ingest.page_text import has_text, page_segments
+from desktop_rag.ingest.page_workers import PageWorkers
+from desktop_rag.ingest.pdf_pages import open_pdf, page_text
+from desktop_rag.ingest.planner import file_sha256
+from desktop_rag.ingest.segments import Segment
+from desktop_rag.ingest.table_extract import read_tables
+from desktop_rag.ingest.table_model import TableBlock
+from desktop_rag.ingest.table_regions import Span, pages_with_chunks, plan_swap, spans_to_redo
+from desktop_rag.outcomes import TablesReport
+from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
+from desktop_rag.protocols import Embedder, TokenCounter, VectorIndex
+from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.table_steps import ChunkSwap
+
+log = logging.getLogger(__name__)
+AHEAD = 1  # documents whose pages go to the workers while the one before is swapped
+Found = dict[int, list[TableBlock]]  # page -> its tables (pages with none left out)
+
+
+@dataclass(slots=True)
+class _Tally:
+    documents: int = 0
+    pages: int = 0
+    tables: int = 0
+    chunks: int = 0
+    failures: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Queued:
+    doc: Document
+    pages: tuple[int, ...]
+    futures: dict[int, Future[list[TableBlock]]]
+
+
+class TablePass:
+    """One table pass over every document the library has queued (the caller holds the
+    writer lock)."""
+
+    def __init__(
+        self, catalog: Catalog, vectors: VectorIndex,
+        embedder: Embedder | Callable[[], Embedder],
+        counter: TokenCounter | Callable[[], TokenCounter],
+        progress: ProgressCallback = no_progress, cancel: CancelToken | None = None,
+        processes: int = 0,
+    ) -> None:
+        self.catalog, self.vectors = catalog, vectors
+        self.steps = catalog.tables()
+        self.embedder = GuardedEmbedder(embedder)
+        self._counter = counter
+        self.progress = progress
+        self.cancel = cancel or CancelToken()
+        self.workers = PageWorkers(processes, lambda: self.cancel.cancelled)
+
+    def queued(self) -> list[tuple[Document, tuple[int, ...]]]:
+        """The indexed documents waiting, with their pages that look tabular."""
+        docs = ((self.catalog.get_document(i), pages) for i, pages in self.steps.queued().items())
+        return [(doc, pages) for doc, pages in docs if doc is not None]
+
+    def run(self) -> TablesReport:
+        """Every queued document in turn; a cancel ends the pass between pages or documents,
+        the rest staying queued (so does a StoreError, raised: the library cannot be written)."""
+        started = time.perf_counter()
+        recovery.flush_outbox(self.catalog, self.vectors)  # what a stopped pass left
+        queued = self.queued()
+        pages = sum(len(p) for _, p in queued)
+        tally = _Tally()
+        if queued:
+            self._emit(tally, pages, len(queued),
+                       f"{_n(pages, 'candidate page')} in {_n(len(queued), 'document')}")
+        try:
+            for item in self._ahead(queued):
+                found = self._one(item, tally)
+                self._emit(tally, pages, len(queued), f"{item.doc.path}: {_n(found, 'table')}")
+        except CancelledError:
+            log.info("table pass cancelled; the documents left are read at the next run")
+        finally:
+            self.workers.close()
+        return TablesReport(
+            tally.documents, tally.pages, tally.tables, tally.chunks, len(self.steps.queued()),
+            tuple(tally.failures), round(time.perf_counter() - started, 3),
+        )
+
+    @cached_property
+    def chunker(self) -> Chunker:
+        counter = self._counter
+        tokens = counter if isinstance(counter, TokenCounter) else counter()
+        return Chunker(self.embedder.thread_counter(), tokens)
+
+    def _ahead(self, queued: Sequence[tuple[Document, tuple[int, ...]]]) -> Iterator[_Queued]:
+        """The documents in turn, the pages of the next ones already with the workers; a
+        document whose file is not the indexed one now stays queued."""
+        waiting: deque[_Queued] = deque()
+        for doc, pages in queued:
+            self.cancel.raise_if_cancelled()
+            if not _same_file(doc):
+                log.info("tables of %s left for later: the file is missing or changed", doc.path)
+                continue
+            waiting.append(_Queued(doc, pages, self._submit(doc, pages)))
+            if len(waiting) > AHEAD:
+                yield waiting.popleft()
+        while waiting:
+            yield waiting.popleft()
+
+    def _submit(self, doc: Document, pages: Sequence[int]) -> dict[int, Future[list[TableBlock]]]:
+        try:
+            return {p: self.workers.submit(read_tables, doc.path, p - 1) for p in pages}
+        except BrokenExecutor:  # a worker died earlier: start them again, once
+            self.workers.close()
+            return {p: self.workers.submit(read_tables, doc.path, p - 1) for p in pages}
+
+    def _one(self, item: _Queued, tally: _Tally) -> int:
+        """Reads one document's tables and swaps its chunks; a failure costs its tables only.
+        Returns how many tables it put in."""
+        doc = item.doc
+        try:
+            found = self._found(item)
+            tally.documents, tally.pages = tally.documents + 1, tally.pages + len(item.pages)
+            if not found:
+                self.steps.dequeue(doc.doc_id)
+                return 0
+            swap = self._plan(doc, found)
+            self._write(swap)
+        except (CancelledError, StoreError):
+            raise  # the document stays queued: cancelled, or the library cannot be written
+        except Exception as exc:
+            log.error("tables of %s could not be put in (%s); its text stays searchable",
+                      doc.path, exc, exc_info=True)
+            tally.failures.append(f"{doc.path}: {exc}")
+            self.steps.dequeue(doc.doc_id)
+            return 0
+        count = sum(len(tables) for tables in found.values())
+        tally.tables, tally.chunks = tally.tables + count, tally.chunks + len(swap.written)
+        return count
+
+    def _found(self, item: _Queued) -> Found:
+        """The document's pages with tables. A page that cannot be read keeps its text; when a
+        worker dies (killed, out of memory), the pages are read once more by new workers."""
+        try:
+            return self._results(item)
+        except BrokenExecutor:
+            log.warning("a table worker stopped while reading %s; reading it again", item.doc.path)
+            self.workers.close()
+            item.futures = self._submit(item.doc, item.pages)
+            return self._results(item)
+
+    def _results(self, item: _Queued) -> Found:
+        found: Found = {}
+        for page, future in item.futures.items():
+            try:
+                tables: list[TableBlock] = self.workers.result(future)
+            except (CancelledError, BrokenExecutor):
+                raise
+            except Exception as exc:
+                log.warning("tables of %s, page %d could not be read (%s); the page stays as "
+                            "text", item.doc.path, page, exc)
+                continue
+            if tables:
+                found[page] = tables
+        return found
+
+    def _plan(self, doc: Document, found: Found) -> ChunkSwap:
+        """The swap: the chunks of the pages with tables (and of the pages their chunks run
+        onto) made again from those pages' text with the tables' rows."""
+        old = self.catalog.chunks_of(doc.doc_id)
+        covered = pages_with_chunks(old)
+        with open_pdf(doc.path) as pdf:
+            def redo(span: Span) -> list[ChunkDraft]:
+                return list(self.chunker.chunk(_segments(pdf, span, found, covered)))
+
+            return plan_swap(doc, old, spans_to_redo(old, found), redo)
+
+    def _write(self, swap: ChunkSwap) -> None:
+        """Steps 1-4 of the swap protocol (store/table_steps.py)."""
+        new_ids = swap.new_ids
+        fresh = set(new_ids)
+        new = [c for c in swap.written if c.chunk_id in fresh]
+        self.steps.stage(new_ids)
+        vectors = embed_chunks(new, self.catalog, self.vectors, self.embedder, self.cancel)
+        self.cancel.raise_if_cancelled()
+        if new:
+            self.vectors.upsert(new_ids, vectors, [swap.doc_id] * len(new_ids))
+        self.steps.swap(swap)
+        dropped = swap.dropped_ids
+        self.vectors.delete(dropped)
+        self.steps.settle(dropped)
+
+    def _emit(self, tally: _Tally, pages: int, docs: int, message: str) -> None:
+        self.progress(ProgressEvent(
+            "tables", tally.pages, pages, message, tally.documents, docs, tally.pages, tally.chunks,
+        ))
+
+
+def _segments(pdf: Any, span: Span, found: Mapping[int, list[TableBlock]],
+              covered: set[int]) -> Iterator[Segment]:
+    """The segments of the pages of `span`, each table's rows in place of its lines."""
+    for number in range(span[0], span[1] + 1):
+        text = page_text(pdf.load_page(number - 1))
+        if number in covered and not has_text(text):
+            raise ValueError(f"page {number} has no text layer (it was read by OCR)")
+        yield from page_segments(text, number, found.get(number, ()))
+
+
+def _same_file(doc: Document) -> bool:
+    """Whether the file at the document's path is still the one indexed (as the planner
+    decides: same size and mtime, else same content)."""
+    try:
+        st = os.stat(doc.path)
+        if (st.st_size, st.st_mtime) == (doc.size, doc.mtime):
+            return True
+        return st.st_size == doc.size and file_sha256(Path(doc.path)) == doc.sha256
+    except OSError:
+        return False
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"

@@ -1,0 +1,179 @@
+"""Which document a question names: "What was Nike's revenue in fiscal 2021?" in a library of
+many annual reports means Nike's 2021 report.
+
+Searching the whole library for such a question ranks passages of every report together, and
+the right report's page often loses to a similar page of another company's (MMLongBench: the
+evidence page is in the top 10 for 65% of questions over the whole library, 86% within the
+question's own document). The words that say *which* document — a company, a product, a title, a
+year — are few and rare across the library, so a tiny BM25-like score over each document's
+*profile* (its title, file name, stated title and the text of its first pages, where a cover says
+what it is) finds the document they name. Only a confident match is used: a clear winner over
+the runner-up, from words that are rare among the documents.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from desktop_rag.domain import DocFocus
+from desktop_rag.store.sparse import STOPWORDS, words
+
+# Words that say what kind of document a file is, not which one: they name no document.
+GENERIC = frozenset(
+    """report reports annual form manual user users guide handbook brochure presentation deck
+    slides paper document documents final release version edition en pdf page pages copy
+    conversion gate01 gate phpapp01 phpapp02 lva1 app6891 v1 v2 v3 v4 v5 10k 10 k q fy fiscal
+    year years quarter company inc corporation corp ltd""".split()  # noqa: SIM905
+)
+_YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20[0-4]\d)(?!\d)")
+NAME_WEIGHT = 2.0  # a word of the title or file name says more than one on the cover
+COVER_WEIGHT = 1.0
+# Scores add word weights of at most 1 (a word only one document has): scale-free in library size.
+YEAR_BONUS = 0.75  # the question's year is the document's (in its name or on its cover)
+YEAR_PENALTY = 0.75  # the document's name carries years, none of them the question's
+MIN_SCORE = 2.0  # a title word no other document has, or two such words of a cover
+MIN_RATIO = 1.5  # the winner's score over the runner-up's
+COMPANION_SHARE = 0.8  # a second named document (a comparison) scores this close to the first
+MAX_FOCUS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class DocProfile:
+    """What a document is called and what its cover says, as matchable words."""
+
+    doc_id: str
+    title: str
+    names: frozenset[str]
+    cover: frozenset[str]
+    years: frozenset[str]
+
+
+def name_words(text: str) -> set[str]:
+    """Words of a title or file name: "NIKE_2021_10K" -> nike, 2021, 10k; camel case split."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
+    return {w for w in words(spaced.replace("_", " ")) if _meaningful(w)}
+
+
+def _meaningful(word: str) -> bool:
+    return len(word) > 1 and word not in STOPWORDS and word not in GENERIC
+
+
+def profile_of(doc_id: str, title: str, names: Iterable[str], cover_text: str) -> DocProfile:
+    """The profile of one document from its names (title, file stem, stated title) and cover."""
+    named: set[str] = set()
+    for name in names:
+        named |= name_words(name)
+    cover = {w for w in words(cover_text) if _meaningful(w)}
+    years = {y for y in named | cover if _YEAR.fullmatch(y)}
+    return DocProfile(doc_id, title, frozenset(named), frozenset(cover - named), frozenset(years))
+
+
+_PROPER = re.compile(r"(?<![.?!:]\s)(?<!^)\b[A-Z][\w&-]*|\b[A-Z]{2,}\w*")
+
+
+def proper_words(question: str) -> set[str]:
+    """Words the question capitalizes mid-sentence, or writes in capitals: names ("Nike",
+    "COSTCO", "WMF"), which say which document; a sentence's first word says nothing."""
+    return {w for m in _PROPER.finditer(question.strip()) for w in words(m.group(0))}
+
+
+def question_terms(question: str) -> tuple[set[str], set[str]]:
+    """The question's matchable words and the years it names ("FY2021" and "fiscal 2021": 2021)."""
+    years = set(_YEAR.findall(question))
+    terms = {w for w in words(question) if _meaningful(w) and not _YEAR.fullmatch(w)}
+    return terms - years, years
+
+
+def near(word: str, other: str) -> bool:
+    """One edit apart (a typo: "neflix" for "netflix"), for words of five letters or more."""
+    if min(len(word), len(other)) < 5 or abs(len(word) - len(other)) > 1:
+        return False
+    if len(word) == len(other):
+        return sum(a != b for a, b in zip(word, other, strict=True)) == 1
+    short, long = sorted((word, other), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+class DocMatcher:
+    """Scores documents by the rare words a question shares with their names and covers."""
+
+    def __init__(self, profiles: Sequence[DocProfile]) -> None:
+        self.profiles = list(profiles)
+        counts: Counter[str] = Counter()
+        for p in self.profiles:
+            counts.update(p.names | p.cover)
+        scale = math.log(1 + len(self.profiles)) or 1.0
+        self._idf = {w: math.log((1 + len(self.profiles)) / n) / scale for w, n in counts.items()}
+        self._names = {w for p in self.profiles for w in p.names}
+
+    def idf(self, word: str) -> float:
+        return self._idf.get(word, 0.0)
+
+    def spelled(self, term: str) -> str:
+        """The library's name word a question's word misspells, else the word itself."""
+        if term in self._idf:
+            return term
+        return next((n for n in sorted(self._names) if near(term, n)), term)
+
+    def score(
+        self, profile: DocProfile, terms: set[str], years: set[str], names: set[str]
+    ) -> tuple[float, list[str]]:
+        """The document's score and the words that earned it; 0 unless one of them is a name:
+        a word of its title or file name, or one the question writes as a name. Common words
+        its cover shares with the question ("answer", "format", "students") name nothing."""
+        total, matched = 0.0, []
+        for term in terms:
+            gain = NAME_WEIGHT if term in profile.names else COVER_WEIGHT * (term in profile.cover)
+            if gain:
+                total += gain * self.idf(term)
+                matched.append(term)
+        if not any(t in profile.names or t in names for t in matched):
+            return 0.0, []
+        total += self._year_score(profile, years, matched)
+        return total, matched
+
+    def _year_score(self, profile: DocProfile, years: set[str], matched: list[str]) -> float:
+        if not years or not matched:
+            return 0.0
+        if years & profile.years:
+            matched.extend(sorted(years & profile.years))
+            return YEAR_BONUS
+        named_years = {y for y in profile.years if y in profile.names}
+        return -YEAR_PENALTY if named_years else 0.0
+
+    def ranked(
+        self, question: str, allowed: Iterable[str] | None = None
+    ) -> list[tuple[float, DocProfile, list[str]]]:
+        """Every allowed document with a positive score, best first."""
+        raw, years = question_terms(question)
+        names = {self.spelled(t) for t in proper_words(question)}
+        terms = {self.spelled(t) for t in raw}
+        keep = None if allowed is None else set(allowed)
+        scored = [
+            (*self.score(p, terms, years, names), p)
+            for p in self.profiles
+            if keep is None or p.doc_id in keep
+        ]
+        ranked = [(s, p, m) for s, m, p in scored if s > 0]
+        return sorted(ranked, key=lambda r: (-r[0], r[1].doc_id))
+
+    def focus(self, question: str, allowed: Iterable[str] | None = None) -> DocFocus | None:
+        """The documents the question confidently names, or None when it names none clearly."""
+        ranked = self.ranked(question, allowed)
+        if not ranked or ranked[0][0] < MIN_SCORE:
+            return None
+        best = ranked[0][0]
+        chosen = [r for r in ranked[:MAX_FOCUS] if r[0] >= COMPANION_SHARE * best]
+        rest = ranked[len(chosen)] if len(ranked) > len(chosen) else None
+        runner_up = rest[0] if rest else 0.0
+        if runner_up * MIN_RATIO > chosen[-1][0]:
+            return None
+        terms = tuple(dict.fromkeys(t for r in chosen for t in sorted(r[2])))
+        ids = tuple(r[1].doc_id for r in chosen)
+        return DocFocus(
+            ids, tuple(r[1].title for r in chosen), terms, round(best, 3), round(runner_up, 3)
+        )

@@ -1,0 +1,198 @@
+"""The exhaustive route: lists and counts from every passage in scope, never from a top-k
+sample.
+
+The scope is the documents the user chose, else those the question names by title, else the
+library. Every chunk of them is read from the catalog and split into items (lines, sentences);
+matching decides what it can (stems of the thing asked for, its condition, exact identifiers,
+phrase occurrences); similarity finds the paraphrases matching misses; the chat model judges,
+in batches, what matching could not decide; the count is the number of items, counted here.
+The same library and model give the same answer: the reading order is fixed, the matching is
+rules, and the judge decodes greedily.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from desktop_rag.domain import Answer, AnswerStage, Chunk, Document, Stage
+from desktop_rag.progress import CancelToken
+from desktop_rag.routes.base import RouteRequest
+from desktop_rag.routes.compose import Reading, compose, ordered
+from desktop_rag.routes.dense import Paraphrases
+from desktop_rag.routes.judge import BatchSink, Verdicts
+from desktop_rag.routes.matching import Found, Matches, match_items
+from desktop_rag.routes.scope import named_documents
+from desktop_rag.routes.target import Mode, Target, parse
+from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, documents_in, units_of
+from desktop_rag.routes.words import stem_set
+
+
+class Judge(Protocol):
+    def judge(
+        self,
+        question: str,
+        wanted: str,
+        lines: Sequence[str],
+        cancel: CancelToken | None = None,
+        on_batch: BatchSink | None = None,
+    ) -> Verdicts: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ExhaustiveSettings:
+    list_limit: int = 25  # items written in the answer; the rest are "and N more" (all in JSON)
+    max_judged: int = 96  # candidates the model judges per question at most (8 calls of 12)
+
+
+@dataclass(slots=True)
+class _Scan:
+    """What one question's reading has gathered so far."""
+
+    docs: list[Document]
+    chunks: list[Chunk] = field(default_factory=list)
+    units: list[ItemUnit] = field(default_factory=list)
+    details: dict[str, int] = field(default_factory=dict)
+
+
+class ExhaustiveRoute:
+    """Reads the catalog (`source`); `paraphrases` (made on first use: it needs the embedder,
+    which a count of phrases never loads) and `judge` are optional: without a judge the
+    candidates are reported as undecided, never counted."""
+
+    def __init__(
+        self,
+        source: ChunkSource,
+        paraphrases: Callable[[], Paraphrases] | None,
+        judge: Judge | None,
+        settings: ExhaustiveSettings = ExhaustiveSettings(),
+        gpu_offload: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.source = source
+        self.paraphrases = paraphrases
+        self.judge = judge
+        self.settings = settings
+        self.gpu_offload = gpu_offload
+
+    def answer(self, request: RouteRequest) -> Answer:
+        target = parse(request.query)
+        scan = self._read(request)
+        matches = match_items(scan.units, target)
+        candidates = matches.candidates + self._paraphrases(target, scan, matches, request.cancel)
+        found, undecided, why = self._judged(target, candidates, scan, request)
+        found = ordered(matches.items + found, {d.doc_id: i for i, d in enumerate(scan.docs)})
+        scan.details.update(items=len(found), matched=len(matches.items),
+                            candidates=len(candidates), undecided=undecided)  # fmt: skip
+        library = request.scope.whole_library and not scan.details.get("named")
+        reading = Reading(scan.docs, library, len(scan.chunks), _pages(scan.docs), undecided, why,
+                          scan.details)  # fmt: skip
+        text, answer = compose(target, found, reading, request.info, self.settings.list_limit)
+        if request.on_token is not None:
+            request.on_token(text)
+        return dataclasses.replace(answer, question=request.question, chat_id=request.chat_id,
+                                   gpu_offload=self.gpu_offload(),
+                                   timings=_timings(request.started, scan.details))  # fmt: skip
+
+    def _read(self, request: RouteRequest) -> _Scan:
+        """Every chunk of every document in scope, in reading order, as items."""
+        start = time.perf_counter()
+        docs = documents_in(self.source, request.scope)
+        named = named_documents(request.query, docs) if request.scope.whole_library else []
+        scan = _Scan(named or docs)
+        scan.details["named"] = len(named)
+        total = sum(d.chunks for d in scan.docs)
+        for doc in scan.docs:
+            _scanning(request, len(scan.chunks), total)
+            if request.cancel is not None:
+                request.cancel.raise_if_cancelled()
+            chunks = self.source.chunks_of(doc.doc_id)
+            scan.chunks += chunks
+            scan.units += [u for c in chunks for u in units_of(c)]
+        _scanning(request, len(scan.chunks), len(scan.chunks))
+        scan.units = distinct(scan.units)
+        scan.details.update(documents=len(scan.docs), passages_read=len(scan.chunks),
+                            lines_read=len(scan.units),
+                            scan_ms=round((time.perf_counter() - start) * 1000))  # fmt: skip
+        return scan
+
+    def _paraphrases(
+        self, target: Target, scan: _Scan, matches: Matches, cancel: CancelToken | None
+    ) -> list[ItemUnit]:
+        """Candidates by similarity, for a count or list of a thing (not for exact phrases or
+        identifiers, nor when a condition already sends every item of the head to the judge).
+        Where the text states the condition in the question's words ("Maria Lopez"), a
+        paraphrase of the thing must state it too: the similarity is then to the thing alone
+        ("action item"), so that lines naming only the condition do not come close."""
+        if self.paraphrases is None or target.mode is Mode.MENTIONS or target.identifiers:
+            return []
+        if not matches.condition_stated:
+            return []
+        taken = matches.decided  # an item of the head is settled, whatever its condition
+        by_chunk: dict[str, list[ItemUnit]] = {}
+        for unit in scan.units:
+            if unit.place not in taken:
+                by_chunk.setdefault(unit.chunk.chunk_id, []).append(unit)
+        wanted = target.head_noun if target.condition else target.description
+        result = self.paraphrases().find(wanted or target.description, scan.chunks,
+                                       lambda c: by_chunk.get(c.chunk_id, []), cancel)  # fmt: skip
+        found = [u for u in result.candidates if set(target.condition) <= stem_set(u.text)]
+        scan.details.update(dense_embedded=result.embedded, dense_left=result.left,
+                            dense_candidates=len(found))  # fmt: skip
+        return found
+
+    def _judged(
+        self, target: Target, candidates: list[ItemUnit], scan: _Scan, request: RouteRequest
+    ) -> tuple[list[Found], int, str]:
+        """The candidates the judge said yes to; how many stay undecided, and why."""
+        if not candidates:
+            return [], 0, ""
+        if self.judge is None:
+            return [], len(candidates), "no model to judge them"
+        asked = candidates[: self.settings.max_judged]
+        progress = _judging(request)
+        progress(0, len(asked))
+        verdicts = self.judge.judge(request.question, target.description,
+                                    [u.text for u in asked], request.cancel, progress)  # fmt: skip
+        scan.details.update(judged=len(asked), model_calls=verdicts.calls,
+                            prompt_tokens=verdicts.prompt_tokens,
+                            generated_tokens=verdicts.generated_tokens)  # fmt: skip
+        found = [Found(u, "model") for u, said in zip(asked, verdicts.said, strict=True) if said]
+        unanswered = sum(1 for said in verdicts.said if said is None)
+        over = len(candidates) - len(asked)
+        why = f"the model judges {len(asked)} per question" if over else "the model gave no verdict"
+        return found, over + unanswered, why
+
+
+def _scanning(request: RouteRequest, done: int, total: int) -> None:
+    note = f"Reading every passage in scope: {done:,} of {total:,}\u2026"
+    _stage(request, Stage.SCANNING, done, total, note)
+
+
+def _judging(request: RouteRequest) -> BatchSink:
+    """The judge's progress as the answer's judging stage: lines judged of lines to judge."""
+
+    def progress(done: int, total: int) -> None:
+        note = f"Checking {total:,} candidate lines with the model: {done:,} of {total:,}\u2026"
+        _stage(request, Stage.JUDGING, done, total, note)
+
+    return progress
+
+
+def _stage(request: RouteRequest, stage: Stage, done: int, total: int, note: str) -> None:
+    if request.on_stage is not None:
+        request.on_stage(AnswerStage(stage, (), 0, done, total, note))
+
+
+def _pages(docs: Sequence[Document]) -> int:
+    return sum(d.pages for d in docs)
+
+
+def _timings(started: float, details: dict[str, int]) -> dict[str, float]:
+    total = round((time.perf_counter() - started) * 1000, 2)
+    return {"retrieve_ms": float(details.get("scan_ms", 0)), "rerank_ms": 0.0, "ttft_ms": total,
+            "total_ms": total, "prompt_tokens": float(details.get("prompt_tokens", 0)),
+            "cached_tokens": 0.0,
+            "generated_tokens": float(details.get("generated_tokens", 0))}  # fmt: skip

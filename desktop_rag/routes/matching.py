@@ -1,0 +1,91 @@
+"""Matching alone: which items in scope are what the question asks for, which are not, and
+which only the model can tell (candidates).
+
+An item matches when it has every stem of the head and, where the question names a subset,
+every stem of the condition. A condition the text never states in those words ("paid late"
+where lines only give dates) cannot be decided by matching: then every item of the head is a
+candidate for the judge. A line that denies ("no outage was seen") is a candidate too. For
+"how many times is X mentioned" every occurrence of X (or of its identifier) is an item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from desktop_rag.routes.target import Mode, Target
+from desktop_rag.routes.units import ItemUnit
+from desktop_rag.routes.words import has_identifier, negated, occurrences, stem_set
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One item found: its unit, how it was found, and (for mentions) where in the unit."""
+
+    unit: ItemUnit
+    by: str  # "terms", "phrase", "identifier", "model"
+    span: tuple[int, int] | None = None  # an occurrence, in the unit's chunk text
+
+
+@dataclass(slots=True)
+class Matches:
+    """What matching decided: the items, the candidates for the judge, and why not more."""
+
+    items: list[Found] = field(default_factory=list)
+    candidates: list[ItemUnit] = field(default_factory=list)
+    condition_stated: bool = True  # False: the condition's words are in no head item
+    decided: set[tuple[object, ...]] = field(default_factory=set)  # places matching settled
+
+
+def _has(unit_stems: frozenset[str], wanted: Sequence[str]) -> bool:
+    return bool(wanted) and set(wanted) <= unit_stems
+
+
+def _ids_ok(unit: ItemUnit, target: Target) -> bool:
+    return all(has_identifier(unit.text, i) for i in target.identifiers)
+
+
+def _heads(units: Sequence[ItemUnit], sets: Sequence[frozenset[str]], target: Target) -> list[int]:
+    """The units with every head stem; without the soft ones when no unit has them all."""
+    for head in (target.head, tuple(h for h in target.head if h not in target.soft)):
+        hits = [i for i, u in enumerate(units) if _has(sets[i], head) and _ids_ok(u, target)]
+        if hits or not target.soft:
+            return hits
+    return []
+
+
+def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
+    """Every unit classified; candidates are in reading order."""
+    if target.mode is Mode.MENTIONS:
+        return _mentions(units, target)
+    sets = [stem_set(u.text) for u in units]
+    heads = _heads(units, sets, target)
+    out = Matches(decided={units[i].place for i in heads})
+    chosen = heads
+    if target.condition:
+        stated = [i for i in heads if _has(sets[i], target.condition)]
+        out.condition_stated = bool(stated)
+        if not stated:
+            out.candidates = [units[i] for i in heads]
+            return out
+        chosen = stated
+    by = "identifier" if target.identifiers else "terms"
+    for i in chosen:
+        if negated(units[i].text):
+            out.candidates.append(units[i])
+        else:
+            out.items.append(Found(units[i], by))
+    return out
+
+
+def _mentions(units: Sequence[ItemUnit], target: Target) -> Matches:
+    """Each occurrence of the phrase (an identifier, when it has one) is one item."""
+    needle = target.identifiers[0] if target.identifiers else target.phrase
+    by = "identifier" if target.identifiers else "phrase"
+    out = Matches()
+    for unit in units:
+        raw = unit.chunk.text[unit.start : unit.end]
+        for a, b in occurrences(raw, needle):
+            if not target.identifiers or has_identifier(raw[a:b], needle):
+                out.items.append(Found(unit, by, (unit.start + a, unit.start + b)))
+    return out

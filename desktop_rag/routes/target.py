@@ -1,0 +1,143 @@
+"""What a list or count question asks for, read from its words by rules: the thing counted
+(the head: "network outages"), the words that pick a subset of it (the condition: "paid late",
+"assigned to Maria Lopez"), exact identifiers ("INV-20417", "P-10") and, for "how many times is
+X mentioned", the phrase whose occurrences are counted.
+
+Words that only say where to look ("in the incident log") or that every item would share
+("are recorded", "listed") are dropped: they would make every item miss or every line match.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from desktop_rag.routes.words import GENERIC_HEADS, stems
+
+_I = re.IGNORECASE
+_IDENTIFIER = re.compile(r"\b[A-Z]{1,6}-?\d{2,}[A-Z0-9-]*\b|\b[A-Z]{1,4}-\d+\b")
+_QUOTED = re.compile(r"[\"“”']([^\"“”']{2,80})[\"“”']")
+_DOC_WORDS = (
+    r"(?:document|documents|report|reports|notes|log|logs|register|registers|minutes|file|files|"
+    r"pdfs?|paper|papers|library|book|manual|guide|guidebook|slides|deck|records|contracts?|"
+    r"articles?|course|survey notes|sheet|sheets)"
+)
+_WHERE = re.compile(
+    rf"\b(?:in|from|across|throughout|within|of) (?:the |these |this |those |my |our |all |"
+    rf"every )?(?:[\w&-]+ ){{0,3}}?{_DOC_WORDS}\b|\baccording to (?:the |this )?(?:\w+ ){{0,3}}?"
+    rf"{_DOC_WORDS}\b|\b(?:in total|in all|altogether|overall|please|in list format)\b",
+    _I,
+)
+_FILLER = re.compile(
+    r"\b(?:are|were|is|was|be|been|being|there|get|got|have been|has been|recorded|listed|"
+    r"mentioned|reported|logged|noted|included|named|shown|given|found|contained|described|"
+    r"presented|appear|appears|appeared|assigned|owned|raised|made|issued|filed|to|by|for|with|"
+    r"the|a|an|of|all|every|each|any|that|which|who|whose|do|does|did|and|its|their|his|her)\b",
+    _I,
+)
+_MENTIONS = (
+    re.compile(r"how many times (?:is|was|are|were|does|did|has|have)? ?(?:the (?:word|name|term|"
+               r"phrase) )?(.+?) (?:mentioned|cited|referenced|named|appear\w*|occur\w*|used|"
+               r"come up|referred to)\b", _I),
+    re.compile(r"\b(?:every|each|all) (?:mentions?|occurrences?|references?) (?:of|to) (.+)", _I),
+    re.compile(r"\b(?:every|each) time (.+?) (?:is|was|are|were) (?:mentioned|named|cited)\b", _I),
+)  # fmt: skip
+_OBJECT = (
+    ("count", re.compile(r"\bhow many (.+)", _I)),
+    ("count", re.compile(r"^(?:please )?count (?:the |all |every |each )?(.+)", _I)),
+    ("list", re.compile(r"^(?:please |can you |could you )?(?:list|enumerate|name|itemi[sz]e|find|"
+                        r"show(?: me)?|give me|collect|extract)(?: a list of)?(?: all| every| "
+                        r"each)?(?: of)?(?: the)? (.+)", _I)),
+    ("list", re.compile(r"\b(?:what|which|who) (?:are|were) (?:all )?(?:the )?(.+)", _I)),
+    ("list", re.compile(r"\bwhich (?:of the )?(.+)", _I)),
+    ("list", re.compile(r"\b(?:every|all|each) (?:of )?(?:the )?(.+)", _I)),
+)  # fmt: skip
+_BREAK = re.compile(
+    r"\s(?=(?:are|were|is|was|did|do|does|have|has|had|that|which|who|whose|where|when|with|"
+    r"without|from|by|in|on|at|for|of|to|about|during|since|before|after|between|under|over|"
+    r"than|assigned|owned|paid|raised|made|issued|filed|sent|signed|submitted|involving|"
+    r"concerning|regarding|related|mentioned|listed|recorded|reported|logged|received|due|"
+    r"opened|closed|marked|flagged|attended)\b)",
+    _I,
+)
+
+_AUXILIARY = re.compile(r"\b(?:are|were|is|was|be|been|being|have been|has been|got)\b", _I)
+_TRAILING = re.compile(
+    r"(?:\s+(?:are|were|is|was|been|there|recorded|listed|mentioned|reported|logged|noted|"
+    r"included|shown|given|found|contained|described|presented|appear|appears|appeared))+\s*$",
+    _I,
+)
+
+
+class Mode(StrEnum):
+    COUNT = "count"  # how many items
+    LIST = "list"  # which items
+    MENTIONS = "mentions"  # how many times a phrase occurs
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What to look for. `head` and `condition` are stems (an item has every head stem; a
+    matching item also has every condition stem); `soft` are head stems that items may leave
+    unsaid ("items" of "action items"); `phrase` is what MENTIONS counts; `noun` the words as
+    the question says them, for the answer's sentence and the judge."""
+
+    question: str
+    mode: Mode
+    noun: str
+    head: tuple[str, ...]
+    condition: tuple[str, ...] = ()
+    soft: frozenset[str] = frozenset()
+    identifiers: tuple[str, ...] = ()
+    phrase: str = ""
+    head_noun: str = ""  # the head's words as asked ("action item" of "... assigned to Maria")
+
+    @property
+    def description(self) -> str:
+        """The thing asked for, in words: the dense query and the judge's instruction."""
+        return self.noun
+
+
+def _clean(text: str) -> str:
+    text = _WHERE.sub(" ", text.strip().rstrip("?.!"))
+    return " ".join(text.split(",")[0].split())
+
+
+def _mentions(question: str) -> Target | None:
+    for pattern in _MENTIONS:
+        found = pattern.search(question)
+        if found:
+            phrase = _clean(found.group(1)).strip("\"“”' ")
+            quoted = _QUOTED.search(phrase)
+            phrase = quoted.group(1) if quoted else phrase
+            ids = tuple(_IDENTIFIER.findall(phrase))
+            return Target(question, Mode.MENTIONS, phrase, stems(phrase), identifiers=ids,
+                          phrase=phrase)  # fmt: skip
+    return None
+
+
+def _object(question: str) -> tuple[Mode, str]:
+    for mode, pattern in _OBJECT:
+        found = pattern.search(question)
+        if found:
+            return Mode(mode), found.group(1)
+    return Mode.LIST, question
+
+
+def parse(question: str) -> Target:
+    """The target of a list or count question (rules only; the same words, the same target)."""
+    text = " ".join(question.split())
+    mentioned = _mentions(text)
+    if mentioned is not None:
+        return mentioned
+    mode, rest = _object(text)
+    rest = _clean(rest)
+    head_text = _BREAK.split(rest, maxsplit=1)[0]
+    condition_text = _FILLER.sub(" ", rest[len(head_text) :])
+    head = stems(head_text)
+    soft = frozenset(h for h in head if h in GENERIC_HEADS and len(head) > 1)
+    noun = _AUXILIARY.sub(" ", _TRAILING.sub("", rest))
+    noun = " ".join(noun.split()) or " ".join(rest.split())
+    return Target(text, mode, noun, head, stems(condition_text), soft,
+                  tuple(_IDENTIFIER.findall(text)), head_noun=head_text)  # fmt: skip

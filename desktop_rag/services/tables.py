@@ -1,0 +1,59 @@
+"""Service facade: the table pass, which gives documents searchable from their text their tables
+(text first, tables after: see desktop_rag/ingest/table_pass.py)."""
+
+from __future__ import annotations
+
+from desktop_rag.bootstrap import AppContext
+from desktop_rag.outcomes import TablesReport
+from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
+from desktop_rag.services.ports import Refreshable
+
+
+class TablesService:
+    """Runs the table pass under the writer lock, over the context's stores."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+        self.writer_lock = ctx.writer_lock
+
+    def enrich_tables(
+        self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
+    ) -> TablesReport:
+        """Reads the tables of every document queued for them, those a stopped process left
+        included, and puts their rows in place of those pages' text. Cancelling leaves the
+        documents not done queued; nothing is done while `ingest.tables` is off."""
+        from desktop_rag.ingest.table_pass import TablePass
+        from desktop_rag.store.lazy import LazyVectorIndex
+
+        ctx = self.ctx
+        if ctx.settings.ingest.tables != "auto" or not self.tables_pending():
+            return TablesReport()
+        with self.writer_lock:
+            vectors = LazyVectorIndex(lambda: ctx.vectors)
+            table_pass = TablePass(
+                ctx.catalog, vectors, lambda: ctx.embedder, lambda: ctx.token_counter,
+                progress, cancel, ctx.settings.ingest.ocr_processes,
+            )
+            try:
+                return table_pass.run()
+            finally:
+                self._refresh_sparse()
+
+    def after_text(
+        self, now: bool, progress: ProgressCallback, cancel: CancelToken | None
+    ) -> None:
+        """The table pass right after a text pass (the CLI, evaluations: what they report or
+        measure includes the tables), unless the caller runs it later itself (the GUI, in the
+        background) or the text pass was cancelled."""
+        if now and not (cancel is not None and cancel.cancelled):
+            self.enrich_tables(progress, cancel)
+
+    def tables_pending(self) -> dict[str, int]:
+        """Indexed documents whose tables are still to be read -> how many pages look tabular
+        (the library shows them searchable, tables pending)."""
+        return {doc_id: len(pages) for doc_id, pages in self.ctx.catalog.tables().queued().items()}
+
+    def _refresh_sparse(self) -> None:
+        """As LibraryService's: an in-memory BM25 snapshot in use catches up now."""
+        if self.ctx.loaded("sparse") and isinstance(self.ctx.sparse, Refreshable):
+            self.ctx.sparse.refresh()

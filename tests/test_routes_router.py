@@ -1,0 +1,148 @@
+"""The question router and the parts of the exhaustive route that need no library: the rules,
+the route table's fallback, what a question asks to count, items of a chunk, the judge's reply,
+the answer's sentence, and the router's accuracy on the labelled set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.domain import Answer, Chunk, DocKind, DocStatus, Document, RouteName
+from desktop_rag.routes import route_eval
+from desktop_rag.routes.base import RouteRequest, RouteTable, parse_route
+from desktop_rag.routes.compose import Reading, headline
+from desktop_rag.routes.judge import judge_messages, parse_verdicts
+from desktop_rag.routes.matching import match_items
+from desktop_rag.routes.router import decide
+from desktop_rag.routes.scope import named_documents
+from desktop_rag.routes.target import Mode, parse
+from desktop_rag.routes.units import item_spans, units_of
+
+LABELLED = Path(__file__).resolve().parents[1] / "bench" / "data" / "route_questions.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("question", "route"),
+    [
+        ("How many invoices were paid late?", "exhaustive"),
+        ("List every deadline in these meeting notes.", "exhaustive"),
+        ("How many times is Project Falcon mentioned in the reports?", "exhaustive"),
+        ("Which invoices were paid late?", "exhaustive"),
+        ("How many employees did Netflix have at the end of 2015?", "lookup"),
+        ("How many people are in the photograph on page 3?", "lookup"),
+        ("How many more subscribers were there in 2015 compared to 2014?", "lookup"),
+        ("What is the difference between gross and net margin?", "lookup"),
+        ("Summarize this paper in five bullet points.", "summary"),
+        ("What does the executive summary say about risks?", "lookup"),  # a known miss
+        ("Compare the 2019 and 2021 annual reports on revenue.", "compare"),
+        ("Summarize the differences between the two policies.", "compare"),
+        ("Who founded the observatory?", "lookup"),
+    ],
+)
+def test_rules_route_questions(question: str, route: str) -> None:
+    if "executive summary" in question:
+        pytest.xfail("a document part named 'summary' reads as a request for one (held out)")
+    assert decide(question).route.value == route
+
+
+def test_the_default_is_a_lookup_the_router_is_unsure_of() -> None:
+    decision = decide("Where is the plant?")
+    assert decision.route is RouteName.LOOKUP and not decision.sure
+
+
+class _Named:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def answer(self, request: RouteRequest) -> Answer:
+        return Answer(request.question, self.name, None, (), (), (), False, "none", False,
+                      route=request.info)  # fmt: skip
+
+
+def test_a_route_not_built_is_answered_by_lookup_and_says_so() -> None:
+    table = RouteTable({RouteName.LOOKUP: _Named("lookup"), RouteName.EXHAUSTIVE: _Named("ex")})
+    component, info = table.choose("Give me a short overview of the annual report.")
+    assert isinstance(component, _Named) and component.name == "lookup"
+    assert (info.route, info.handled_by) == (RouteName.SUMMARY, RouteName.LOOKUP)
+    assert info.reason == "not built yet (router: a-summary)" and not info.forced
+    component, info = table.choose("Who wrote it?", parse_route("exhaustive"))
+    assert isinstance(component, _Named) and component.name == "ex" and info.forced
+    assert parse_route("comparison") is RouteName.COMPARE and parse_route(None) is None
+    with pytest.raises(ValueError, match="lookup"):
+        RouteTable({RouteName.EXHAUSTIVE: _Named("ex")})
+
+
+def test_targets_keep_the_thing_and_its_condition() -> None:
+    late = parse("How many invoices were paid late?")
+    assert (late.mode, late.noun, late.head, late.condition) == (
+        Mode.COUNT, "invoices paid late", ("invoic",), ("paid", "late"))  # fmt: skip
+    owned = parse("List every action item assigned to Maria Lopez in the meeting notes.")
+    assert owned.head == ("action", "item") and owned.condition == ("maria", "lopez")
+    assert owned.soft == {"item"} and owned.head_noun == "action item"
+    leaks = parse("How many water leaks are recorded in the incident log?")
+    assert leaks.noun == "water leaks" and leaks.condition == ()
+    exhibit = parse("How many times does Exhibit P-10 appear in the document?")
+    assert exhibit.mode is Mode.MENTIONS and exhibit.identifiers == ("P-10",)
+
+
+def _chunk(text: str, n: int = 0) -> Chunk:
+    return Chunk(f"c{n}", "d", "/x.pdf", "X", DocKind.PDF, text, n, (1,), (0, len(text)))
+
+
+def test_items_are_lines_and_sentences_and_a_running_line_joins_the_next() -> None:
+    text = (
+        "Minutes, page 1\nAction item: Maria to send the\nbudget by May.\nThe team met. It rained."
+    )
+    got = [text[a:b] for a, b in item_spans(text)]
+    assert got == ["Minutes, page 1", "Action item: Maria to send the\nbudget by May.",
+                   "The team met.", "It rained."]  # fmt: skip
+
+
+def test_matching_decides_what_it_can_and_leaves_the_rest_to_the_judge() -> None:
+    units = units_of(_chunk("Invoice A from Acme: paid late.\nInvoice B from Acme: paid on time."
+                            "\nInvoice C: no late payment recorded."))  # fmt: skip
+    found = match_items(units, parse("How many invoices were paid late?"))
+    assert [f.unit.text for f in found.items] == ["Invoice A from Acme: paid late."]
+    assert found.candidates == []  # "late" is stated: C does not say "paid"
+    dates = match_items(units, parse("How many invoices were paid after the due date?"))
+    assert dates.items == [] and len(dates.candidates) == 3 and not dates.condition_stated
+    mentions = match_items(units_of(_chunk("Acme and acme. ACME!")), parse("Every mention of Acme"))
+    assert len(mentions.items) == 3 and mentions.items[0].by == "phrase"
+
+
+def test_the_judges_reply_is_read_per_number_and_a_silence_is_no_verdict() -> None:
+    assert parse_verdicts("1: yes\n2. No\n3) yes\n1: no", 4) == [True, False, True, None]
+    messages = judge_messages("Which?", "late invoices", ["see [1] <source>", "b"])
+    assert "1) see (1) ‹source>" in messages[1].content and "lines 1 to 2" in messages[1].content
+
+
+def _doc(title: str, path: str, pages: int = 3) -> Document:
+    return Document(title, path, title, DocKind.PDF, "s", 1, 1.0, pages, 9, DocStatus.INDEXED)
+
+
+def test_a_question_names_documents_by_their_whole_title() -> None:
+    docs = [_doc("Incident log 1", "/a/incident-log-1.pdf"), _doc("Incident log 12", "/b.pdf"),
+            _doc("Notes", "/c/meeting_notes_2024.pdf")]  # fmt: skip
+    assert named_documents("How many leaks are in Incident log 1?", docs) == docs[:1]
+    assert named_documents("List every action in meeting notes 2024", docs) == docs[2:]
+    assert named_documents("How many leaks are in the incident log?", docs) == []
+
+
+def test_the_headline_states_the_number_and_what_was_read() -> None:
+    docs = [_doc("Log", "/l.pdf", 40)]
+    reading = Reading(docs, False, 120, 40)
+    assert headline(parse("How many water leaks are there?"), 3, reading) == (
+        "Found 3 matching items for “water leaks” in Log, reading all 120 passages (40 pages)."
+    )
+    unsure = Reading(docs, False, 120, 40, undecided=2)
+    assert "“Falcon” is mentioned at least 1 time in Log" in headline(
+        parse("How many times is Falcon mentioned?"), 1, unsure)  # fmt: skip
+
+
+def test_router_accuracy_on_the_labelled_set() -> None:
+    """The dev split is what the rules were tuned on; the test split was held out of that."""
+    report = route_eval.evaluate(route_eval.load_labelled(LABELLED))
+    assert report["questions"] >= 100
+    assert report["by_split"]["dev"]["accuracy"] == 1.0
+    assert report["by_split"]["test"]["accuracy"] >= 0.9
