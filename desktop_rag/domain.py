@@ -268,6 +268,7 @@ class Answer:
     timings: dict[str, float] = field(default_factory=dict)
     calculations: tuple[CheckedCalculation, ...] = ()  # its "Calculation:" lines, checked
     route: RouteInfo = field(default_factory=RouteInfo.default)  # how it was answered
+    focus: DocFocus | None = None  # the documents the question names, searched first
     items: tuple[ListedItem, ...] = ()  # every item of a list or count answer
 
 

@@ -46,7 +46,9 @@ def test_answer_cites_the_right_chunk_and_page(fake_context: Any) -> None:
         "route",
         "count",
         "items",
+        "focus",
     }
+    assert doc["focus"] is None  # one document: nothing to choose between
     assert doc["route"]["route"] == doc["route"]["handled_by"] == "lookup"
     assert doc["count"] is None and doc["items"] == []
     assert set(doc["citations"][0]) == {

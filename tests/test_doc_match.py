@@ -130,3 +130,16 @@ def test_a_focused_search_keeps_one_place_in_five_for_the_other_documents(
     names = [Path(r.chunk.path).name for r in result.results]
     assert names[:8] == ["globex_2021_annual_report.pdf"] * 8
     assert "initech_2021_annual_report.pdf" in names[8:]
+
+
+def test_an_answer_says_which_document_it_searched_first(
+    fake_context: AppContext, tmp_path: Path
+) -> None:
+    from desktop_rag.cli.commands_answer import answer_json
+
+    services = Services(fake_context)
+    services.ingest([text_pdfs(tmp_path / "docs", COVERS)])
+    answer = services.ask("What was Globex's revenue in 2021?")
+    assert answer.focus is not None and answer.focus.titles == ("globex 2021 annual report",)
+    assert "globex" in answer_json(answer)["focus"]["terms"]
+    assert Path(answer.passages[0].chunk.path).name == "globex_2021_annual_report.pdf"

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
-from desktop_rag.cli.commands_search import add_doc_option
+from desktop_rag.cli.commands_search import add_doc_option, focus_json
 from desktop_rag.cli.output import emit_json, open_services, say, warn
 from desktop_rag.domain import Answer, AnswerStage, Citation, LineBox, Stage
 from desktop_rag.progress import CancelToken, ProgressEvent
@@ -118,7 +118,8 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     """The `ask --json` document, exactly as the CLI contract lists it; `calculations` holds
     each "Calculation:" line of the answer as the app checked and computed it; `route` how it
     was answered (the route chosen, the component that answered, why); `count` and `items` the
-    number and every item of a list or count answer (`count` null for other answers)."""
+    number and every item of a list or count answer (`count` null for other answers); `focus`
+    the documents the question named, searched first (null when it named none clearly)."""
     by_n = {p.n: p for p in answer.passages}
     t = answer.timings
     return {
@@ -134,6 +135,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "route": answer.route.to_record(),
         "count": answer.route.count,
         "items": [item.to_record() for item in answer.items],
+        "focus": focus_json(answer.focus),
         "timings": {k: t.get(k, 0) for k in ("retrieve_ms", "rerank_ms", "ttft_ms", "total_ms",
                                              "prompt_tokens", "cached_tokens", "generated_tokens")},
     }
@@ -168,6 +170,8 @@ def _print_answer(answer: Answer) -> None:
     for sentence in answer.unsupported_sentences:
         warn(f"unsupported: {sentence}")
     _print_route(answer)
+    if answer.focus is not None:
+        warn(answer.focus.describe())
     mode = "GPU" if answer.gpu_offload else "CPU"
     t = answer.timings
     warn(f"chat {answer.chat_id} · {mode} · first token {t.get('ttft_ms', 0):.0f} ms · "

@@ -122,7 +122,7 @@ class AnswerService:
             answer = self._answer(
                 question, query, chat_id, core, passages, result, timings, stages, cancel, start
             )
-        return dataclasses.replace(answer, route=request.info)
+        return dataclasses.replace(answer, route=request.info, focus=result.focus)
 
     def _standalone(self, chat_id: str, question: str, cancel: CancelToken | None) -> str:
         """The question as a standalone query; the model is loaded only to rewrite a follow-up
