@@ -143,3 +143,16 @@ def test_an_answer_says_which_document_it_searched_first(
     assert answer.focus is not None and answer.focus.titles == ("globex 2021 annual report",)
     assert "globex" in answer_json(answer)["focus"]["terms"]
     assert Path(answer.passages[0].chunk.path).name == "globex_2021_annual_report.pdf"
+
+
+def test_the_chat_says_which_document_was_searched_first() -> None:
+    from desktop_rag.domain import Answer, DocFocus
+    from desktop_rag.gui.chat_pane import turn_from_answer
+    from desktop_rag.gui.render import answer_html
+
+    focus = DocFocus(("d1",), ("NIKE 2021 10K",), ("nike", "2021"), 3.1, 0.4)
+    answer = Answer("Nike revenue 2021?", "It was $44.5 billion [1].", None, (), (), (), False,
+                    "none", False, focus=focus)  # fmt: skip
+    shown = answer_html(turn_from_answer(answer))
+    assert "Searched NIKE 2021 10K first, as the question names it (nike, 2021)." in shown
+    assert "not supported" not in shown

@@ -31,7 +31,8 @@ def turn_from_answer(answer: Answer, note: str = "") -> TurnView:
                     unsupported=answer.unsupported_sentences,
                     citations=tuple(c.n for c in answer.citations), note=note,
                     inferred=tuple(c.n for c in answer.citations if c.inferred),
-                    calculations=answer.calculations)
+                    calculations=answer.calculations,
+                    focus=answer.focus.describe() if answer.focus else "")
 
 
 class QuestionBox(QPlainTextEdit):

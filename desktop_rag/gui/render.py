@@ -40,6 +40,7 @@ class TurnView:
     inferred: tuple[int, ...] = ()  # citation numbers attributed after generation (no markers)
     stage: str = ""  # what a streaming answer waits on until its first words arrive
     calculations: tuple[CheckedCalculation, ...] = ()  # its "Calculation:" lines, checked
+    focus: str = ""  # which named document was searched first, said in words
 
 
 @lru_cache(maxsize=1)
@@ -156,6 +157,17 @@ def inferred_links(numbers: tuple[int, ...], turn: int = 0) -> str:
 
 
 def _footer(turn: TurnView) -> str:
+    return _focus_line(turn) + _warnings(turn)
+
+
+def _focus_line(turn: TurnView) -> str:
+    """Which document the question named and was searched first: information, not a warning."""
+    if not turn.focus:
+        return ""
+    return f'<p style="color:#666; font-size:small;">{html.escape(turn.focus)}.</p>'
+
+
+def _warnings(turn: TurnView) -> str:
     parts = []
     if turn.unsupported:
         n = len(turn.unsupported)
