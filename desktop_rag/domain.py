@@ -16,6 +16,7 @@ from typing import Any
 from desktop_rag.computed import CalculationProblem as CalculationProblem
 from desktop_rag.computed import CheckedCalculation as CheckedCalculation
 from desktop_rag.computed import CheckedInput as CheckedInput
+from desktop_rag.focused import DocFocus as DocFocus
 from desktop_rag.outcomes import FileOutcome as FileOutcome
 from desktop_rag.outcomes import IngestReport as IngestReport
 from desktop_rag.outcomes import Outcome as Outcome
@@ -161,22 +162,6 @@ class ScoredChunk:
     @property
     def page(self) -> int | None:
         return self.match_page if self.match_page is not None else self.chunk.page
-
-
-@dataclass(frozen=True, slots=True)
-class DocFocus:
-    """The documents a question names ("Nike's revenue in fiscal 2021"), searched first, with
-    the words that named them and the scores that made the match confident."""
-
-    doc_ids: tuple[str, ...]
-    titles: tuple[str, ...]
-    terms: tuple[str, ...]
-    score: float
-    runner_up: float
-
-    def describe(self) -> str:
-        named = "; ".join(self.titles)
-        return f"Searched {named} first, as the question names it ({', '.join(self.terms)})"
 
 
 @dataclass(frozen=True, slots=True)
