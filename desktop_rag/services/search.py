@@ -18,6 +18,7 @@ from desktop_rag.services.rerankers import Rerankers
 from desktop_rag.store.sparse import STOPWORDS
 
 OTHERS_SHARE = 5  # a focused search keeps one place in five for the documents not named
+WIDER = 3  # ...found among this many times the places in the search of the whole scope
 
 
 def hybrid_config(ctx: AppContext) -> HybridConfig:
@@ -100,15 +101,20 @@ class SearchService:
         those are where the answer is. On MMLongBench over the whole library, focused searches
         with that share found the evidence page in the top 10 for 0.681 of the questions, 0.662
         without it and 0.662 unfocused (0.644, 0.621 and 0.629 on the third of the questions the
-        matcher was not tuned on)."""
+        matcher was not tuned on). The others come from the scope's own search, less the named
+        documents, rather than from a search that excludes them: Chroma's `$nin` query failed
+        ("Error finding id") while another process was adding chunks, and a search of the whole
+        library is what ran before the focus, filterless."""
         retriever = self.retriever()
         if focus is None:
             return retriever.retrieve(query, depth, mode, scope)
         began = time.perf_counter()
         found = retriever.retrieve(query, depth, mode, DocScope(only=frozenset(focus.doc_ids)))
-        others = retriever.retrieve(query, depth, mode, scope.excluding(focus.doc_ids))
+        named = set(focus.doc_ids)
+        wider = retriever.retrieve(query, WIDER * depth, mode, scope)  # filtered here: see below
+        others = [c for c in wider.candidates if c.chunk.doc_id not in named]
         kept = found.candidates[: depth - depth // OTHERS_SHARE]
-        found.candidates[:] = (kept + others.candidates)[:depth]
+        found.candidates[:] = (kept + others)[:depth]
         found.timings_ms["focus_ms"] = (time.perf_counter() - began) * 1000
         return found
 
