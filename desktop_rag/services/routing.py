@@ -5,6 +5,7 @@ router still names them and lookup answers, saying so in the answer's route info
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from desktop_rag.bootstrap import AppContext
@@ -41,9 +42,37 @@ def exhaustive_route(
     )
 
 
+class LookupWhenNoneFound:
+    """A count the router chose that matches nothing is answered by lookup instead.
+
+    Matching reads words; "How many tables include F1 as a metric?" or "List the chapters"
+    need reading, and on MMLongBench's table questions the route answered "Found no matching
+    items" to two that lookup had answered right. A user forcing the route keeps its answer.
+    The route's text is held back until it is known to stand, so nothing streams twice."""
+
+    def __init__(self, route: Route, lookup: Route) -> None:
+        self.route = route
+        self.lookup = lookup
+
+    def answer(self, request: RouteRequest) -> Answer:
+        held: list[str] = []
+        found = self.route.answer(dataclasses.replace(request, on_token=held.append))
+        if found.route.count != 0 or request.info.forced:
+            for piece in held:
+                if request.on_token is not None:
+                    request.on_token(piece)
+            return found
+        info = dataclasses.replace(
+            request.info, handled_by=RouteName.LOOKUP,
+            reason=f"no item matched, so answered from the best passages ({request.info.reason})",
+        )  # fmt: skip
+        return self.lookup.answer(dataclasses.replace(request, info=info))
+
+
 def route_table(ctx: AppContext, lookup: Callable[[RouteRequest], Answer]) -> RouteTable:
+    plain = LookupRoute(lookup)
     routes: dict[RouteName, Route] = {
-        RouteName.LOOKUP: LookupRoute(lookup),
-        RouteName.EXHAUSTIVE: exhaustive_route(ctx),
+        RouteName.LOOKUP: plain,
+        RouteName.EXHAUSTIVE: LookupWhenNoneFound(exhaustive_route(ctx), plain),
     }
     return RouteTable(routes)
