@@ -70,6 +70,7 @@ class AppContext:
         self._settings = settings
         self.writer_lock = WriterLock(self.paths.lock_file)  # built now: threads share one
         self.rerankers: dict[str, Reranker | None] = {}  # by name; None: unavailable
+        self.embedder_collection: str | None = None  # the space the loaded embedder is for
         self._parts: dict[PartName, Lazy[Any]] = {
             "registry": Lazy(self._build_registry),
             "token_counter": Lazy(lambda: self.registry.token_counter()),
@@ -179,8 +180,20 @@ class AppContext:
     def _build_embedder(self) -> Embedder:
         from desktop_rag.compute import ComputeEmbedder
         from desktop_rag.retrieval.embedder import load_embedder
+        from desktop_rag.store.switch_state import loaded_embedder
 
-        return ComputeEmbedder(lambda: load_embedder(self.registry, self.settings), self.compute)
+        def load() -> Embedder:  # the active space's model: queries match the stored vectors
+            settings, self.embedder_collection = loaded_embedder(self.catalog.spaces(),
+                                                                 self.settings)  # fmt: skip
+            same = settings is self.settings
+            return load_embedder(self.registry if same else self._registry_for(settings), settings)
+
+        return ComputeEmbedder(load, self.compute)
+
+    def _registry_for(self, settings: Settings) -> ModelRegistry:
+        from desktop_rag.models import ModelRegistry
+
+        return ModelRegistry(self.paths, settings)
 
     def _build_catalog(self) -> Catalog:
         from desktop_rag.store.catalog import Catalog
@@ -195,9 +208,31 @@ class AppContext:
         return MemoryBm25Index(self.catalog)
 
     def _build_vectors(self) -> VectorIndex:
+        """Embedded: the persisted copy in front of Chroma, which opens only when needed."""
+        from desktop_rag.store.stamp import STAMP_NAME
+        from desktop_rag.store.switch_state import active_collection
+        from desktop_rag.store.vector_snapshot import SnapshotVectorIndex
         from desktop_rag.store.vectors import open_vector_index
 
-        return open_vector_index(self.paths, self.settings.store)
+        paths, store = self.paths, self.settings.store
+        self._check_space(active_collection(paths.catalog_db))
+        if store.mode != "embedded" or not store.vector_snapshot:
+            return open_vector_index(paths, store)
+        name = active_collection(paths.catalog_db)
+        return SnapshotVectorIndex(
+            paths.data_dir / "vector-snapshot" / name, paths.chroma_dir / STAMP_NAME, name,
+            lambda: open_vector_index(paths, store, name),
+            lambda: active_collection(paths.catalog_db),
+        )
+
+    def _check_space(self, collection: str) -> None:
+        """Vectors opened after the embedder must be in its space (another process may have
+        switched the embedder in between): else the caller follows the switch first."""
+        loaded_for = self.embedder_collection
+        if self.loaded("embedder") and loaded_for is not None and loaded_for != collection:
+            from desktop_rag.store.vectors import SpaceChangedError
+
+            raise SpaceChangedError(loaded_for, collection)
 
     def _build_engine(self) -> ChatEngine:
         from desktop_rag.llm.factory import load_engine

@@ -93,6 +93,7 @@ class StoreSettings:
     auth_token: str = ""
     tenant: str = "default_tenant"
     database: str = "default_database"
+    vector_snapshot: bool = True  # embedded: a copy of the vectors on disk, so reads skip Chroma
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,7 @@ class DoctorReport:
     folders: dict[str, str]
     disk: dict[str, Any]
     extra: list[Check] = field(default_factory=list)
+    models_fit: dict[str, Any] = field(default_factory=dict)  # hardware + recommended chat model
 
 
 def versions() -> dict[str, str]:
@@ -89,7 +90,20 @@ def check_embedder(ctx: AppContext) -> Check:
     path = str(ctx.registry.embedder_path())
     vector = ctx.embedder.embed_query("Is the embedder working?")
     dim = len(vector)
-    return Check("embedder", dim > 0, f"loads; embeds a sentence into {dim} dimensions", path)
+    detail = f"{ctx.embedder.name} loads; embeds a sentence into {dim} dimensions"
+    return Check("embedder", dim > 0, detail, path)
+
+
+def check_onnx_exports(ctx: AppContext) -> Check:
+    """The full sha256 of each ONNX export (a start checks only size, mtime and a probe)."""
+    from desktop_rag.retrieval.embedder_onnx import remove_damaged_builds
+
+    folder = ctx.paths.model_cache_dir / "onnx"
+    checked, damaged = remove_damaged_builds(folder)
+    detail = f"{checked} checked, intact"
+    if damaged:
+        detail = f"{checked} checked; damaged, removed (built again at next use): {damaged}"
+    return Check("ONNX exports", not damaged, detail, str(folder))
 
 
 def check_chat(ctx: AppContext, name: str) -> Check:
@@ -157,6 +171,51 @@ def model_checks(ctx: AppContext, other: AppContext | None) -> list[Check]:
         name = f"chat model ({other.settings.profile})"
         checks.insert(2, timed(name, lambda: check_chat(other, name)))
     return checks
+
+
+def check_space(ctx: AppContext) -> Check:
+    """The library's embedding space: the collection search uses, a switch not finished, and
+    whether `models.embedder` asks for a model whose vectors are not made yet."""
+    from desktop_rag.store.spaces import space_of
+    from desktop_rag.store.switch_state import switch_running
+
+    store = ctx.catalog.spaces()
+    active, pending = store.active(), store.pending()
+    configured = space_of(ctx.registry.embedder_path())
+    space = active.space or configured  # nothing recorded: the configured model made it
+    if active.space is None and active.pinned:
+        space = space_of(_model_of(ctx, active.model_dir))
+    info: dict[str, Any] = {"collection": active.collection, "space": space.describe(),
+                            "configured": configured.describe(), "switch": None}  # fmt: skip
+    detail, ok = f"search uses {active.collection}: {space.describe()}", True
+    if pending is not None:
+        running = switch_running(ctx.paths.data_dir)
+        info["switch"] = {"to": pending.label, "collection": pending.collection,
+                          "phase": pending.phase, "done": pending.done, "total": pending.total,
+                          "running": running}  # fmt: skip
+        state = "running" if running else f"stopped: resume it ({_USE})"
+        detail += (f"; a switch to {pending.label} is at {pending.done}/{pending.total} chunks"
+                   f" ({pending.phase}, {state})")  # fmt: skip
+        ok = running
+    if pending is not None and pending.phase != "embedding":
+        detail += "; the library already uses the new space: resuming only saves the setting"
+    elif configured != space:
+        verb = "resume" if pending is not None and pending.space == configured else "run"
+        detail += (f"; models.embedder asks for {configured.model}, whose vectors are not made"
+                   f" yet: {verb} the switch ({_USE}); search uses {space.model} until then")
+        ok = False
+    return Check("embedding space", ok, detail, info=info)
+
+
+_USE = "`desktop-rag models use <embedder>`"
+
+
+def _model_of(ctx: AppContext, value: str) -> Path:
+    """The folder `models.embedder = value` names."""
+    from desktop_rag.models import ModelRegistry
+
+    settings = ctx.settings.updated({"models.embedder": value})
+    return ModelRegistry(ctx.paths, settings).embedder_path()
 
 
 def gpu_status(ctx: AppContext) -> dict[str, Any]:
@@ -252,6 +311,28 @@ def run_doctor(
     extra = []
     if services is not None:
         extra.append(timed("library consistency", lambda: consistency_check(services)))
+        extra.append(timed("embedding space", lambda: check_space(ctx)))
+        extra.append(timed("ONNX exports", lambda: check_onnx_exports(ctx)))
     space = disk(ctx)
     ok = all(c.ok for c in models + extra) and bool(space["ok"])
-    return DoctorReport(ok, versions(), models, gpu, folders(ctx), space, extra)
+    return DoctorReport(ok, versions(), models, gpu, folders(ctx), space, extra, models_fit(ctx))
+
+
+def models_fit(ctx: AppContext) -> dict[str, Any]:
+    """This machine as the model catalog sees it, and the chat model it recommends (advice
+    only: a broken catalog is reported here and does not fail doctor)."""
+    try:
+        from desktop_rag.catalog.describe import hardware_text
+        from desktop_rag.catalog.service import ModelsService
+
+        service = ModelsService(ctx.paths, ctx.settings)
+        best = service.recommendation()
+        hardware = hardware_text(service.hardware)
+    except DesktopRagError as exc:
+        return {"error": str(exc)}
+    if best is None:
+        return {"hardware": hardware, "recommended_chat_model": None,
+                "reason": "no chat model in the catalog fits this machine"}
+    return {"hardware": hardware, "recommended_chat_model": best.entry.id,
+            "reason": f"{best.fit.verdict.value}: {best.fit.reason}",
+            "state": best.installed.state.value, "in_use": best.in_use}

@@ -86,6 +86,10 @@ class HubClient:
         info = self._get_json(f"/api/models/{repo_id}?blobs=true")
         return [_from_sibling(item) for item in info.get("siblings", [])]
 
+    def describe(self, repo_id: str, remote: RemoteFile, revision: str = "main") -> RemoteFile:
+        """`remote` with the size and sha256 the hub announces filled in where it had none."""
+        return _merge(remote, self._head(self.file_url(repo_id, remote.name, revision)))
+
     def download_repo(
         self,
         repo_id: str,

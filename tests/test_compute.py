@@ -104,7 +104,7 @@ def test_the_app_runs_the_real_embedder_and_llama_cpp_on_one_thread(tmp_path: Pa
     ctx.update_settings({"llm.context_size": 2048})
     try:
         vector = ctx.embedder.embed_query("where is the pump gasket?")
-        assert vector.shape == (384,) and type(ctx.embedder.inner).__name__ == "TorchEmbedder"
+        assert vector.shape == (384,) and type(ctx.embedder.inner).__name__ == "OnnxEmbedder"
         counter = ctx.embedder.thread_counter()  # type: ignore[attr-defined]
         assert counter.count_word_pieces(["pump gasket"]) == ctx.embedder.count_word_pieces(
             ["pump gasket"]

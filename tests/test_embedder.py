@@ -11,7 +11,7 @@ from desktop_rag.config import Settings
 from desktop_rag.models import ModelRegistry
 from desktop_rag.paths import AppPaths
 from desktop_rag.protocols import Embedder
-from desktop_rag.retrieval.embedder import TorchEmbedder, load_embedder, native_bf16
+from desktop_rag.retrieval.embedder import TorchEmbedder, load_embedder
 from desktop_rag.retrieval.embedder_parts import model_name
 from tests.embedder_shared import torch_fp32
 
@@ -73,14 +73,6 @@ def test_bf16_stays_close_to_fp32(torch_embedder: Embedder) -> None:
     cosines = np.sum(bf16.embed_documents(PASSAGES) * torch_embedder.embed_documents(PASSAGES), 1)
     assert cosines.min() > 0.999, cosines  # 0.99998 mean over 600 SciFact passages
     assert bf16.name == "all-minilm-l6-v2 (torch-bf16)"
-
-
-def test_auto_picks_bf16_exactly_where_the_cpu_has_it(tmp_path: Path) -> None:
-    settings = Settings()
-    embedder = load_embedder(_registry(tmp_path, settings), settings)
-    expected = "(torch-bf16)" if native_bf16() else "(torch)"
-    assert embedder.name.endswith(expected)
-    assert not any((tmp_path / "m").iterdir())  # nothing exported
 
 
 def test_torch_backend_setting_gives_fp32(tmp_path: Path) -> None:

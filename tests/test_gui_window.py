@@ -445,7 +445,7 @@ def test_library_context_menu_and_core(
     menu = window.library_panel.build_menu(rows)
     labels = [a.text() for a in menu.actions()]
     assert labels == ["Open", "Rename\u2026", "Re-index", "Remove from library",
-                      "Ask about this document only", "Pin as core"]
+                      "Ask about this document only", "Pin as core", "Summarize"]
     menu.actions()[0].trigger()  # Open
     qtbot.waitUntil(lambda: window.viewer.location is not None)
     assert (opened(window).path, window.viewer.page_box.value()) == (str(pdf), 1)

@@ -130,11 +130,11 @@ def test_the_judge_budget_says_at_least(library: Library) -> None:
     assert f"{undecided} more lines may match but were not decided" in answer.answer
 
 
-def test_summaries_are_named_but_answered_by_lookup(library: Library) -> None:
+def test_summaries_go_to_the_summary_route_and_comparisons_to_lookup(library: Library) -> None:
     services = library[0]
     answer = services.ask("Summarize the meeting notes in three bullet points.")
-    assert answer.route.route is RouteName.SUMMARY and answer.route.handled_by == "lookup"
-    assert answer.route.reason.startswith("not built yet") and not answer.route.forced
+    assert answer.route.route is RouteName.SUMMARY and answer.route.handled_by == "summary"
+    assert answer.route.details["documents"] == 1 and not answer.route.forced
     forced = services.ask("What does the incident log say?", route="compare")
     assert forced.route.route is RouteName.COMPARE and forced.route.forced
     assert forced.route.handled_by is RouteName.LOOKUP

@@ -18,6 +18,7 @@ from desktop_rag.cli import (
     commands_doctor,
     commands_eval,
     commands_library,
+    commands_models,
     commands_search,
 )
 from desktop_rag.cli.output import CommandFailed, emit_error
@@ -25,7 +26,10 @@ from desktop_rag.errors import DesktopRagError
 
 log = logging.getLogger("desktop_rag")
 
-AREAS = (commands_doctor, commands_library, commands_search, commands_answer, commands_eval)
+AREAS = (
+    commands_doctor, commands_library, commands_search, commands_answer, commands_eval,
+    commands_models,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

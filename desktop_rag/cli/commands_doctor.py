@@ -54,6 +54,8 @@ def _print(report: DoctorReport) -> None:
     for check in report.models + report.extra:
         _print_check(check)
     _section("GPU", report.gpu)
+    if report.models_fit:
+        _section("Models for this machine (desktop-rag models list)", report.models_fit)
     _section("Folders", report.folders)
     say("\nFree disk")
     for label in ("data", "models"):

@@ -1,5 +1,6 @@
-"""CLI commands of the route evaluations: `eval routes LABELLED_JSONL` (the router's accuracy)
-and `eval counts QUESTIONS_JSONL DOCS_DIR` (exact counts over documents with known counts)."""
+"""CLI commands of the route evaluations: `eval routes LABELLED_JSONL` (the router's accuracy),
+`eval counts QUESTIONS_JSONL DOCS_DIR` (exact counts over documents with known counts) and
+`eval summaries DOCS_DIR` (summaries of papers scored against their held-out abstracts)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,30 @@ def register(kinds: Any) -> None:  # argparse's _SubParsersAction is private
     counts.add_argument("--out", metavar="FILE",
                         help="per-question records (default counts-eval.jsonl here)")  # fmt: skip
     counts.set_defaults(func=run_counts)
+    _register_summaries(kinds)
+
+
+def _register_summaries(kinds: Any) -> None:
+    summaries = kinds.add_parser(
+        "summaries", help="summaries of papers with their abstracts held out: coverage of the "
+        "abstract's key points, sentences supported by the text, time, cached second summary",
+    )  # fmt: skip
+    summaries.add_argument("docs", metavar="DOCS_DIR",
+                           help="the papers' folder (../shared/data/mmlongbench/documents)")
+    summaries.add_argument("--paper", action="append", metavar="FILE",
+                           help="a paper's file name in DOCS_DIR (repeat; default: five arXiv "
+                           "papers)")  # fmt: skip
+    summaries.add_argument("--limit", type=int, metavar="N", help="the first N papers only")
+    summaries.add_argument("--question", help="the summary question asked of each paper")
+    summaries.add_argument("--hold-out", choices=("abstract", "pages"), default="abstract",
+                           help="hold out the abstract's text (default) or its whole page(s)")
+    summaries.add_argument("--no-reworded", action="store_true",
+                           help="skip the second summary in other words (kept sections)")
+    summaries.add_argument("--json", action="store_true", help="print one JSON document")
+    summaries.add_argument("--workdir", metavar="DIR", help="keep the evaluation library here")
+    summaries.add_argument("--out", metavar="FILE",
+                           help="per-paper records (default summaries-eval.jsonl here)")
+    summaries.set_defaults(func=run_summaries)
 
 
 def run_routes(args: argparse.Namespace) -> int:
@@ -107,4 +132,50 @@ def _print_counts(r: dict[str, Any]) -> None:
     for family, row in r["by_family"].items():
         say(f"  {family:10} {row['questions']:>3} questions: exact {row['exact']:.3f}, "
             f"all cited {row['all_cited']:.3f}, item recall {row['item_recall']:.3f}")  # fmt: skip
+    say(f"records: {r['records']}")
+
+
+def run_summaries(args: argparse.Namespace) -> int:
+    from desktop_rag.services.summary_evaluation import (
+        PAPERS,
+        QUESTION,
+        SummaryEvalOptions,
+    )
+
+    path = Path(args.out).expanduser() if args.out else Path.cwd() / "summaries-eval.jsonl"
+    workdir = Path(args.workdir).expanduser().resolve() if args.workdir else None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as out, open_services(args) as services:
+
+        def write(record: dict[str, Any]) -> None:
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.flush()
+
+        options = SummaryEvalOptions(tuple(args.paper or PAPERS), args.limit,
+                                     args.question or QUESTION, args.hold_out == "pages",
+                                     again=not args.no_reworded, on_record=write)  # fmt: skip
+        evaluation = services.route_evaluation
+        report = evaluation.eval_summaries(args.docs, _progress, workdir, options)
+    report["records"] = str(path)
+    if args.json:
+        emit_json(report)
+        return 0
+    _print_summaries(report)
+    return 0
+
+
+def _print_summaries(r: dict[str, Any]) -> None:
+    say(f"{r['scored']} of {r['papers']} papers scored (abstract held out: {r['held_out']}), "
+        f"model {r['model']}, support threshold {r['threshold']}")  # fmt: skip
+    for p in r["per_paper"]:
+        if not p.get("abstract_found"):
+            say(f"  {p['paper']}: no abstract found, not scored")
+            continue
+        say(f"  {p['paper']:22} {p['pages']:>3} pages: coverage {p['coverage']:.2f} "
+            f"({p['covered']}/{p['key_points']}), supported {p['supported_share']:.2f} "
+            f"({p['sentences_supported']}/{p['sentences_checked']}), {p['time_s']} s, "
+            f"cached again: first token {p['second_ttft_ms']:.0f} ms")  # fmt: skip
+    say(f"mean coverage {r['mean_coverage']}, mean supported {r['mean_supported_share']}, "
+        f"mean time {r['mean_time_s']} s, second summary first token {r['mean_second_ttft_ms']} "
+        f"ms, reworded first token {r['mean_reworded_ttft_ms']} ms")  # fmt: skip
     say(f"records: {r['records']}")

@@ -80,6 +80,7 @@ def run_window(data_dir: str | None, profile: str | None) -> int:
     from desktop_rag.errors import DesktopRagError
     from desktop_rag.gui.launch import open_services
     from desktop_rag.gui.main_window import MainWindow
+    from desktop_rag.gui.startup_report import install_startup_report
 
     chosen = data_dir or str(QSettings().value("data_dir", "") or "") or None
     try:
@@ -88,9 +89,11 @@ def run_window(data_dir: str | None, profile: str | None) -> int:
         QMessageBox.critical(None, "Desktop RAG", f"{exc.message}\n\n{exc.hint}")
         return exc.exit_code
     window = MainWindow(services)
+    report = install_startup_report(window)  # only for the start-up benchmark
     window.show()
     window.start()
     code = QApplication.exec()
+    del report
     window.shutdown()
     services.close()
     return int(code)

@@ -175,8 +175,20 @@ class ChatController(QObject):
         if self.scope.only is not None:
             self.set_scope([r for r in rows if r.doc_id in self.scope.only])
 
+    def summarize(self, rows: Sequence[LibraryRow]) -> AskJob | None:
+        """The "Summarize" action: the next questions are about these documents, and the first
+        is their summary (the router sends "Summarize this document." to the summary route,
+        which reads the whole of the documents in scope)."""
+        if not any(r.doc_id for r in rows) or self.pane.busy:
+            return None
+        self.set_scope(rows)
+        n = sum(1 for r in rows if r.doc_id)
+        return self.ask("Summarize this document." if n == 1 else f"Summarize these {n} documents.")
+
     def ask(self, question: str) -> AskJob:
         self.pane.begin_answer(question)
+        if self.llm.busy:  # queued behind the model's loading (at start) or a chat's switch
+            self.pane.show_stage("Waiting for the chat model to be ready\u2026")
         self._asked_at, self._first_token_at = time.perf_counter(), None
         self._retrieved_shown = False
         chat_id, scope = self.chat_id, self.scope

@@ -30,6 +30,7 @@ class LibraryPanel(QWidget):
     remove_requested = Signal(list)  # paths
     core_requested = Signal(list, bool)  # paths, pin?
     scope_requested = Signal(list)  # LibraryRows to ask about, alone
+    summary_requested = Signal(list)  # LibraryRows to summarize (the summary route)
     rename_requested = Signal(str, str)  # path, the title the user typed
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -114,6 +115,7 @@ class LibraryPanel(QWidget):
             pin = not all(r.is_core for r in indexed)
             label = "Pin as core" if pin else "Unpin from core"
             menu.addAction(label, lambda: self.core_requested.emit([r.path for r in indexed], pin))
+            menu.addAction("Summarize", lambda: self.summary_requested.emit(indexed))
         return menu
 
     def rename_selected(self) -> QInputDialog | None:

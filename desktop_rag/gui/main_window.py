@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QWidget
 
@@ -20,6 +20,7 @@ from desktop_rag.gui.library_controller import LibraryController
 from desktop_rag.gui.library_model import LibraryRow
 from desktop_rag.gui.library_panel import LibraryPanel
 from desktop_rag.gui.locations import chunk_location, row_location
+from desktop_rag.gui.models_dialog import ModelsDialog, models_service, switch_runner
 from desktop_rag.gui.note_dialog import NoteDialog
 from desktop_rag.gui.progress_bar import TaskProgress
 from desktop_rag.gui.qt_workarounds import keep_true_alive
@@ -37,6 +38,8 @@ def dropped_paths(event: QDropEvent | QDragEnterEvent) -> list[str]:
 
 
 class MainWindow(QMainWindow):
+    warmed = Signal()  # the warm-up after start is done: the first search pays for nothing
+
     def __init__(self, services: GuiServices, interactive: bool = True) -> None:
         super().__init__()
         keep_true_alive()  # before any signal is emitted (once per process)
@@ -94,6 +97,7 @@ class MainWindow(QMainWindow):
         _action(file_menu, "Followed fol&ders\u2026", self.show_folders, None)
         file_menu.addSeparator()
         _action(file_menu, "&Settings\u2026", self.open_settings, QKeySequence("Ctrl+,"))
+        _action(file_menu, "&Models\u2026", self.open_models, QKeySequence("Ctrl+Shift+M"))
         _action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         chat_menu = self.menuBar().addMenu("&Chat")
         _action(chat_menu, "&New chat", self.chat.new_chat, QKeySequence.StandardKey.New)
@@ -105,6 +109,11 @@ class MainWindow(QMainWindow):
         self.library_panel.open_requested.connect(self.open_row)
         self.library_panel.core_requested.connect(self.set_core)
         self.library_panel.scope_requested.connect(self.chat.set_scope)
+        self.library_panel.summary_requested.connect(self.chat.summarize)
+        self.viewer.summarize_requested.connect(
+            lambda path: self.chat.summarize(
+                [r for r in self.library_panel.model.rows() if r.path == path])
+        )
         self.chat.scope_changed.connect(self.library_panel.model.set_asked_about)
         self.viewer.ask_about_requested.connect(
             lambda path: self.chat.set_scope(
@@ -128,11 +137,13 @@ class MainWindow(QMainWindow):
         """Loads the library, the chats, the core state and the engine info in the background,
         and warms the embedder and the vector store on the index writer: loading them holds
         Python's GIL for up to ~0.6 s, better spent right after start than during a drop."""
+        self.chat_pane.question.setFocus()  # typing at once asks, rather than filters the list
         self.library.refresh()
         self.chat.restore()
         self.refresh_core()
         self.chat.load_engine_info()
-        self.writer.submit("warm-up", lambda _j: warm_up(self.services))
+        self.writer.submit("warm-up", lambda _j: warm_up(self.services),
+                           on_done=lambda _r: self.warmed.emit())  # fmt: skip
         if self.services.settings.ingest.sync_on_start:
             self.library.sync(quiet=True)  # files added, changed or deleted while it was closed
         else:
@@ -236,6 +247,21 @@ class MainWindow(QMainWindow):
             self.chat.load_engine_info()
         self.library.watch_folders()
         self.statusBar().showMessage("Settings saved", 5000)
+
+    def open_models(self) -> ModelsDialog:
+        dialog = ModelsDialog(self, lambda: models_service(self.services), self.errors.present,
+                              self.writer, switch_runner(self.services))
+        dialog.settings_chosen.connect(self.use_model)
+        dialog.open()
+        dialog.refresh()
+        return dialog
+
+    def use_model(self, changes: dict[str, str]) -> None:
+        """A model chosen in the Models dialog: saved, and used from the next question."""
+        if self.services.apply_settings(self.services.settings.updated(changes)):
+            self.llm.submit("reload", lambda _j: self.services.reset_engine())
+            self.chat.load_engine_info()
+        self.statusBar().showMessage("Model changed: it answers the next question", 5000)
 
     # ---- shutdown -----------------------------------------------------------------------
     def shutdown(self) -> bool:

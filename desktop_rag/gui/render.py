@@ -90,6 +90,7 @@ def answer_html(turn: TurnView, index: int = 0) -> str:
         return f'<p>{text}<span style="color:#888;"> \u2026</span></p>'  # more to come
     shown = without_calculation_lines(turn.answer, turn.calculations)
     body = mark_unsupported(link_citations(markdown_html(shown), index), turn.unsupported)
+    body = quiet_reading_lines(body)
     if turn.refused:
         return (
             '<table width="100%" cellpadding="8" style="background-color:#eeeeee;">'
@@ -98,6 +99,22 @@ def answer_html(turn: TurnView, index: int = 0) -> str:
         )
     return (body + inferred_links(turn.inferred, index)
             + calculations_html(turn.calculations, index) + _footer(turn))
+
+
+_READING = re.compile(
+    r"<p>(Read (?:the whole document|\d+ documents whole|the pages asked for): .*?)</p>", re.DOTALL
+)
+
+
+def quiet_reading_lines(body: str) -> str:
+    """A summary's closing lines (what was read, its sections with their citations) shown
+    small and grey under it, one line each: information about the answer, not part of it."""
+
+    def repl(match: re.Match[str]) -> str:
+        lines = match.group(1).replace("\n", "<br>")
+        return f'<p style="color:#666; font-size:small;">{lines}</p>'
+
+    return _READING.sub(repl, body)
 
 
 def calculations_html(calculations: tuple[CheckedCalculation, ...], turn: int = 0) -> str:

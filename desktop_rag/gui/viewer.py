@@ -135,6 +135,7 @@ class FindBar(QWidget):
 
 class ViewerPanel(QWidget):
     ask_about_requested = Signal(str)  # the open document's path
+    summarize_requested = Signal(str)  # the open document's path
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -143,6 +144,10 @@ class ViewerPanel(QWidget):
         self.ask_button.setToolTip("Ask the next questions about this document only")
         self.ask_button.clicked.connect(self._ask_about)
         self.ask_button.hide()
+        self.summarize_button = QPushButton("Summarize")
+        self.summarize_button.setToolTip("Summarize the whole document, citing its sections")
+        self.summarize_button.clicked.connect(self._summarize)
+        self.summarize_button.hide()
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.pdf = PdfPane(owner=self)
         self.note = NotePane()
@@ -166,6 +171,7 @@ class ViewerPanel(QWidget):
         bar = QHBoxLayout()
         bar.addWidget(self.title, 1)
         bar.addWidget(self.ask_button)
+        bar.addWidget(self.summarize_button)
         bar.addWidget(self.page_box)
         for label, slot in (("\u2212", lambda: self.pdf.zoom_by(1 / 1.25)),
                             ("+", lambda: self.pdf.zoom_by(1.25)),
@@ -184,9 +190,14 @@ class ViewerPanel(QWidget):
         if self.location is not None:
             self.ask_about_requested.emit(self.location.path)
 
+    def _summarize(self) -> None:
+        if self.location is not None:
+            self.summarize_requested.emit(self.location.path)
+
     def open_location(self, location: Location) -> None:
         self.location = location
         self.ask_button.show()
+        self.summarize_button.show()
         page = f" \u2014 page {location.page}" if location.page else ""
         self.title.setText(f"<b>{_escape(location.title)}</b>{page}")
         if location.text is None:

@@ -50,7 +50,7 @@ def load_local_engine(
     """A llama.cpp engine for `model_path`, built on and owned by the compute thread (its own
     worker thread when none is given)."""
     options = engine_options(model_path, llm)
-    return EngineWorker(lambda: LlamaEngine(options), compute)
+    return EngineWorker(lambda: LlamaEngine(options), compute, load_here=True)
 
 
 def load_engine(

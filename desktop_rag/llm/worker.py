@@ -39,11 +39,17 @@ class EngineWorker:
         factory: Callable[[], Any],
         compute: ComputeThread | None = None,
         name: str = "llm-worker",
+        load_here: bool = False,
     ) -> None:
+        """`load_here`: the engine is built on the calling thread, every call after that runs
+        on the compute thread. Loading a model file computes nothing on OpenMP's threads, and
+        it takes a second or more, so a cold `ask` loads it on a thread of its own while the
+        compute thread embeds the query (AnswerService preloads it)."""
         self._owned = compute is None
         self._compute = compute or ComputeThread(name)
         self._closed = False
-        self._engine: Any = self._compute.run(factory)  # a load failure is raised here
+        # a load failure is raised here
+        self._engine: Any = factory() if load_here else self._compute.run(factory)
         if isinstance(self._engine, SteppedPrefill):  # long prompt evaluations let light calls in
             self._engine.between_steps = self._compute.run_light
         self.name: str = self._engine.name

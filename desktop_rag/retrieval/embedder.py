@@ -1,15 +1,17 @@
 """The sentence-transformers embedder adapter: the one module that imports torch.
 
 `load_embedder(registry, settings)` is the factory the composition root calls. Backends:
-- `torch`: sentence-transformers on the CPU in fp32 (the reference);
+- `onnx` (what `auto` means): ONNX Runtime fp32 (see `embedder_onnx`), exported from this model
+  by `export_onnx` once (at set-up, else at first use) and verified against torch fp32: cosine
+  0.9999999, so the same embedding space (a library embedded through torch keeps working), 1.25x
+  torch fp32's throughput here, and a query path that never imports torch (5 s of a cold start);
+- `onnx-int8`: dynamically quantised, about 1.7-1.9x fp32 on any x86 CPU, but cosine 0.994 to
+  fp32 and SciFact nDCG@10 0.7660 vs 0.7731 (more than the 0.005 allowed), so only on request;
+- `torch`: sentence-transformers on the CPU in fp32 (the reference; the fallback when ONNX
+  Runtime or the export fails);
 - `torch-bf16`: the same under bf16 autocast; a speed-up only where the CPU has native bf16
   (AMX or AVX512-BF16): 1.6-2.6x the fp32 throughput on this project's (busy) machine,
-  cosine 0.99998 to fp32, SciFact dense nDCG@10 0.7748 vs 0.7731 (bench_embedder, subset);
-- `onnx`: ONNX Runtime int8 (see `embedder_onnx`), exported from this model by `export_onnx`:
-  about 1.7-1.9x fp32 on any x86 CPU, but cosine 0.994 to fp32 and SciFact nDCG@10
-  0.7660 vs 0.7731 (more than the 0.005 allowed), so only on request;
-- `auto`: torch-bf16 where the CPU has native bf16, else torch (fp32).
-Queries and documents always go through the same backend (one embedding space).
+  cosine 0.99998 to fp32, SciFact dense nDCG@10 0.7748 vs 0.7731 (bench_embedder, subset).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -27,7 +29,12 @@ import numpy as np
 from desktop_rag.errors import ConfigError, ModelNotFoundError
 from desktop_rag.protocols import Embedder, Vector, WordPieceCounter
 from desktop_rag.retrieval.embedder_onnx import load_onnx_embedder
-from desktop_rag.retrieval.embedder_parts import TokenizerCounter, count_with, model_name
+from desktop_rag.retrieval.embedder_parts import (
+    TokenizerCounter,
+    count_with,
+    model_name,
+    with_prefixes,
+)
 
 if TYPE_CHECKING:
     from desktop_rag.config import Settings
@@ -36,7 +43,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 BATCH_SIZE = 32
-BACKENDS = ("auto", "torch", "torch-bf16", "onnx")
+BACKENDS = ("auto", "onnx", "onnx-int8", "torch", "torch-bf16")
 Precision = Literal["fp32", "bf16"]  # bf16: under autocast, a speed-up only with native bf16
 
 
@@ -113,8 +120,10 @@ def export_onnx(model_dir: Path, target: Path) -> None:
     Eager attention gives the graph ONNX Runtime's BERT optimizer fuses into its Attention op.
     """
     import torch
+    import transformers
     from sentence_transformers import SentenceTransformer
 
+    transformers.logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # quiet set-up
     model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
     bert: Any = model[0].auto_model
     bert.set_attn_implementation("eager")
@@ -161,22 +170,43 @@ def _pooled_bert(bert: Any) -> Any:
     return PooledBert(bert)
 
 
-def _load_onnx(model_dir: Path, registry: ModelRegistry, threads: int) -> Embedder:
-    cache = registry.paths.model_cache_dir / "onnx"
-    embedder: Embedder = load_onnx_embedder(model_dir, cache, export_onnx, threads)
+def torch_reference(model_dir: Path) -> Callable[[Sequence[str]], Vector]:
+    """Torch fp32 embeddings of texts: what an ONNX build is verified against."""
+
+    def embed(texts: Sequence[str]) -> Vector:
+        return TorchEmbedder(model_dir, "fp32", cpu_threads()).embed_documents(texts)
+
+    return embed
+
+
+def onnx_cache(registry: ModelRegistry) -> Path:
+    return registry.paths.model_cache_dir / "onnx"
+
+
+def _load_onnx(model_dir: Path, registry: ModelRegistry, threads: int, variant: str) -> Embedder:
+    embedder: Embedder = load_onnx_embedder(
+        model_dir, onnx_cache(registry), export_onnx, threads, variant, torch_reference(model_dir)
+    )
     return embedder
 
 
 def _choose(backend: str, model_dir: Path, registry: ModelRegistry, threads: int) -> Embedder:
-    if backend == "torch-bf16" or (backend == "auto" and native_bf16()):
+    if backend == "torch-bf16":
         return TorchEmbedder(model_dir, "bf16", threads)
-    if backend in ("torch", "auto"):
+    if backend == "torch":
         return TorchEmbedder(model_dir, "fp32", threads)
     try:
-        return _load_onnx(model_dir, registry, threads)
-    except Exception as exc:  # a missing runtime or a failed export: torch still works
+        variant = "int8" if backend == "onnx-int8" else "fp32"
+        return _load_onnx(model_dir, registry, threads, variant)
+    except Exception as exc:  # a missing runtime, a failed export or verification
         log.warning("ONNX embedder unavailable (%s); using torch fp32", exc, exc_info=True)
         return TorchEmbedder(model_dir, "fp32", threads)
+
+
+def prepare_embedder(registry: ModelRegistry, settings: Settings) -> str:
+    """Builds what the configured embedder needs before its first use (the set-up runs this, so
+    the first question does not wait for an export); returns the embedder's name."""
+    return load_embedder(registry, settings).name
 
 
 def load_embedder(registry: ModelRegistry, settings: Settings) -> Embedder:
@@ -192,6 +222,6 @@ def load_embedder(registry: ModelRegistry, settings: Settings) -> Embedder:
         raise ModelNotFoundError(
             f"No sentence-transformers model in {model_dir}", "check models.embedder"
         )
-    embedder = _choose(backend, model_dir, registry, cpu_threads())
+    embedder = with_prefixes(_choose(backend, model_dir, registry, cpu_threads()), model_dir)
     log.info("embedder %s loaded (dim %d)", embedder.name, embedder.dim)
     return embedder

@@ -1,10 +1,20 @@
 """The ONNX Runtime embedder adapter: the one module that imports onnxruntime (and onnx).
 
 The model is exported from the sentence-transformers folder once (by a torch-side exporter the
-caller passes in), optimised (fused attention, GELU, layer norms) and dynamically quantised,
-into `<model cache>/onnx/<model>-<source hash>/`. The build is atomic (a temporary folder, then
-renames, the manifest last) and keyed by the source files' hash; a cached file whose hash no
-longer matches its manifest is rebuilt. Inference batches texts of similar length together.
+caller passes in), optimised (fused attention, GELU, layer norms) and, for `int8`, dynamically
+quantised, into `<model cache>/onnx/<model>-<variant>-<key>/`. fp32 is the default: its vectors
+match torch's (cosine 0.9999999 over 400 SciFact passages), so it is the same embedding space and
+a library embedded through torch needs no re-embedding; int8 is faster but moves vectors (0.994).
+
+A build is verified before it is kept: the probe texts are embedded by the new file and by the
+reference (torch) and must agree (`MIN_COSINE`). The build is atomic (a temporary folder, then
+renames, the manifest last). Opening it is cheap, because every cold start of the CLI pays for it:
+the folder is keyed by the source files' names, sizes and mtimes, not their hash (a reinstalled
+model is a new key), the file is checked against the manifest's size and mtime, and one probe
+text is embedded and compared with the vector recorded at build (3 ms), which catches damaged
+transformer weights and a runtime that computes differently. Hashing the 90 MB file took 70 ms on a
+quiet machine and over a second on a busy one, so the full sha256 is checked by `doctor --check`
+(`verify_file`), and whenever the probe fails. Inference batches texts of similar length together.
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -25,12 +36,26 @@ from desktop_rag.retrieval.embedder_parts import TokenizerCounter, model_name
 
 log = logging.getLogger(__name__)
 
-FORMAT = "minilm-onnx-v1"  # bump when the export or quantisation recipe changes
+FORMAT = "minilm-onnx-v2"  # bump when the export, quantisation or verification recipe changes
 MODEL_FILE = "model.onnx"
 MANIFEST = "manifest.json"
 BATCH_SIZE = 32
 SOURCE_FILES = ("config.json", "tokenizer.json", "model.safetensors", "pytorch_model.bin")
+VARIANTS = ("fp32", "int8")
+MIN_COSINE = {"fp32": 0.9999, "int8": 0.98}  # the build against the reference, per probe text
+PROBE_COSINE = 0.99999  # the same file on the same probe at load: only damage moves it
+PROBES = (
+    "Vitamin D supplementation reduces the risk of fractures in elderly women.",
+    "Error code E1234 appears when the printer runs out of toner; replace the cartridge.",
+    "Revenues $ 4,180,339 | $ 3,431,434 | $ 2,751,375 (in thousands)",
+    "Die Entkalkung dauert etwa 30 Minuten.",
+)
 Exporter = Callable[[Path, Path], None]  # (model folder, target .onnx file)
+Reference = Callable[[Sequence[str]], Vector]  # the reference embeddings of texts (torch fp32)
+
+
+class OnnxVerificationError(RuntimeError):
+    """A fresh build whose vectors do not match the reference's: it is not kept."""
 
 
 def file_sha256(path: Path) -> str:
@@ -42,31 +67,65 @@ def file_sha256(path: Path) -> str:
 
 
 def source_key(model_dir: Path, variant: str) -> str:
-    """Hash of the model's weights, config and tokenizer, plus the build recipe."""
+    """The source files' names, sizes and mtimes, plus the build recipe: a stat per file, so a
+    cold start does not hash 90 MB of weights (a reinstall changes the mtimes: a new build)."""
     digest = hashlib.sha256(f"{FORMAT}/{variant}".encode())
     for name in SOURCE_FILES:
         if (model_dir / name).exists():
-            digest.update(f"{name}:{file_sha256(model_dir / name)}".encode())
+            stat = (model_dir / name).stat()
+            digest.update(f"{name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return digest.hexdigest()
 
 
-def cached_model(folder: Path, key: str) -> Path | None:
-    """The cached ONNX file if it is complete and unmodified, else None."""
+def _file_identity(path: Path) -> list[int]:
+    stat = path.stat()
+    return [stat.st_size, stat.st_mtime_ns]
+
+
+def read_manifest(folder: Path) -> dict[str, Any] | None:
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return manifest if isinstance(manifest, dict) else None
+
+
+def cached_model(folder: Path, key: str) -> Path | None:
+    """The cached ONNX file if its manifest is for `key` and the file is the one it describes
+    (size and mtime), else None. The probe check at load catches what this cannot."""
+    manifest = read_manifest(folder)
     model = folder / MODEL_FILE
-    if manifest.get("source") != key or not model.exists():
+    if manifest is None or manifest.get("source") != key or not model.exists():
         return None
-    if file_sha256(model) != manifest.get("sha256"):
-        log.warning("cached ONNX model %s is damaged; rebuilding it", model)
+    if _file_identity(model) != manifest.get("file"):
+        log.warning("cached ONNX model %s is damaged or was changed; rebuilding it", model)
         return None
     return model
 
 
-def build_model(model_dir: Path, folder: Path, key: str, export: Exporter, variant: str) -> Path:
-    """Exports, optimises and (for int8) quantises into `folder`, atomically."""
+def verify_file(folder: Path) -> bool:
+    """The full check: the file's sha256 against the manifest (seconds for large models)."""
+    manifest = read_manifest(folder)
+    model = folder / MODEL_FILE
+    return manifest is not None and model.exists() and file_sha256(model) == manifest.get("sha256")
+
+
+def remove_damaged_builds(cache_root: Path) -> tuple[int, list[str]]:
+    """(builds checked, the damaged ones): a build whose file no longer matches its manifest's
+    sha256 is removed, so the next use builds it again (it is only a cache)."""
+    folders = [f for f in sorted(cache_root.glob("*")) if (f / MANIFEST).exists()]
+    damaged = [f for f in folders if not verify_file(f)]
+    for folder in damaged:
+        shutil.rmtree(folder, ignore_errors=True)
+    return len(folders), [f.name for f in damaged]
+
+
+def build_model(
+    model_dir: Path, folder: Path, key: str, export: Exporter, variant: str,
+    reference: Reference | None = None,
+) -> Path:
+    """Exports, optimises and (for int8) quantises into `folder`, verifies the result against
+    `reference` when given, and moves it into place atomically."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".build-", dir=folder.parent) as tmp:
         work = Path(tmp)
@@ -77,14 +136,44 @@ def build_model(model_dir: Path, folder: Path, key: str, export: Exporter, varia
             _quantise(work / "optimised.onnx", final)
         else:
             (work / "optimised.onnx").replace(final)
-        manifest = {"source": key, "sha256": file_sha256(final), "format": FORMAT}
-        (work / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+        probes, cosine = _verified_probes(final, model_dir, variant, reference)
         folder.mkdir(exist_ok=True)
         (folder / MANIFEST).unlink(missing_ok=True)  # invalid until the new manifest lands
         final.replace(folder / MODEL_FILE)
+        manifest = {
+            "source": key, "format": FORMAT, "variant": variant,
+            "sha256": file_sha256(folder / MODEL_FILE), "file": _file_identity(folder / MODEL_FILE),
+            "probe": probes[0].tolist(), "reference_cosine": cosine,
+        }
+        (work / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
         (work / MANIFEST).replace(folder / MANIFEST)
     log.info("built the ONNX embedder model in %s", folder)
+    _remove_older_builds(folder)
     return folder / MODEL_FILE
+
+
+def _remove_older_builds(folder: Path) -> None:
+    """Other builds of the same model and variant (an older recipe or install): never used again."""
+    prefix = folder.name.rsplit("-", 1)[0] + "-"
+    for other in folder.parent.glob(f"{prefix}*"):
+        if other != folder and other.is_dir() and not other.name.startswith("."):
+            shutil.rmtree(other, ignore_errors=True)
+
+
+def _verified_probes(
+    onnx_file: Path, model_dir: Path, variant: str, reference: Reference | None
+) -> tuple[Vector, float | None]:
+    """The new file's probe vectors, and their worst cosine to the reference's (None: none)."""
+    got = OnnxEmbedder(onnx_file, model_dir, "verifying", 1).embed_each(PROBES)
+    if reference is None:
+        return got, None
+    cosine = float(np.min(np.sum(got * reference(PROBES), axis=1)))
+    if cosine < MIN_COSINE[variant]:
+        raise OnnxVerificationError(
+            f"the exported {variant} model's vectors differ from the reference's "
+            f"(cosine {cosine:.5f} < {MIN_COSINE[variant]})"
+        )
+    return got, cosine
 
 
 def _optimise(source: Path, target: Path, model_dir: Path) -> None:
@@ -118,11 +207,22 @@ def _quantise(source: Path, target: Path) -> None:
         )
 
 
-def ensure_model(model_dir: Path, cache_root: Path, export: Exporter, variant: str) -> Path:
-    """The cached ONNX model for `model_dir`, built first if missing or damaged."""
+def model_folder(model_dir: Path, cache_root: Path, variant: str) -> tuple[Path, str]:
     key = source_key(model_dir, variant)
-    folder = cache_root / f"{_short_name(model_dir)}-{variant}-{key[:16]}"
-    return cached_model(folder, key) or build_model(model_dir, folder, key, export, variant)
+    return cache_root / f"{_short_name(model_dir)}-{variant}-{key[:16]}", key
+
+
+def ensure_model(
+    model_dir: Path, cache_root: Path, export: Exporter, variant: str,
+    reference: Reference | None = None,
+) -> Path:
+    """The cached ONNX model for `model_dir`, built first if missing or damaged."""
+    folder, key = model_folder(model_dir, cache_root, variant)
+    found = cached_model(folder, key)
+    if found is not None:
+        return found
+    log.warning("Preparing the embedder for ONNX Runtime (once, about 10-30 s)...")
+    return build_model(model_dir, folder, key, export, variant, reference)
 
 
 def _short_name(model_dir: Path) -> str:
@@ -185,6 +285,11 @@ class OnnxEmbedder:
         result: Vector = self.embed_documents([text])[0]
         return result
 
+    def embed_each(self, texts: Sequence[str]) -> Vector:
+        """Each text in a batch of its own: what a verification compares (int8's activation
+        scale is shared by a batch, so neighbours move a vector slightly)."""
+        return np.stack([self.embed_query(text) for text in texts])
+
     def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
         return self._counter.count_word_pieces(texts)
 
@@ -201,15 +306,27 @@ def length_buckets(lengths: Sequence[int], batch_size: int) -> Iterator[list[int
 
 
 def load_onnx_embedder(
-    model_dir: Path, cache_root: Path, export: Exporter, threads: int, variant: str = "int8"
+    model_dir: Path, cache_root: Path, export: Exporter, threads: int, variant: str = "fp32",
+    reference: Reference | None = None,
 ) -> OnnxEmbedder:
-    """The ONNX embedder, building its model on first use; rebuilds once if it fails to load."""
+    """The ONNX embedder, building its model on first use; a cached file that does not load, or
+    whose probe vector moved (damaged weights), is rebuilt once."""
     name = f"{model_name(model_dir)} (onnx-{variant})"
-    onnx_file = ensure_model(model_dir, cache_root, export, variant)
+    onnx_file = ensure_model(model_dir, cache_root, export, variant, reference)
     try:
-        return OnnxEmbedder(onnx_file, model_dir, name, threads)
-    except Exception:  # a file that hashes right but does not load: rebuild it once
-        log.warning("cached ONNX model %s does not load; rebuilding it", onnx_file, exc_info=True)
+        return _checked(OnnxEmbedder(onnx_file, model_dir, name, threads), onnx_file.parent)
+    except Exception:  # a file that looks right but does not load or embeds wrongly
+        log.warning("cached ONNX model %s is damaged; rebuilding it", onnx_file, exc_info=True)
         shutil.rmtree(onnx_file.parent, ignore_errors=True)
-        onnx_file = ensure_model(model_dir, cache_root, export, variant)
+        onnx_file = ensure_model(model_dir, cache_root, export, variant, reference)
         return OnnxEmbedder(onnx_file, model_dir, name, threads)
+
+
+def _checked(embedder: OnnxEmbedder, folder: Path) -> OnnxEmbedder:
+    """`embedder` if it still embeds the first probe as it did when it was built."""
+    manifest = read_manifest(folder) or {}
+    expected = np.asarray(manifest.get("probe", []), dtype=np.float32)
+    got = embedder.embed_query(PROBES[0])
+    if expected.shape != got.shape or float(expected @ got) < PROBE_COSINE:
+        raise OnnxVerificationError(f"the ONNX model in {folder} no longer embeds as it did")
+    return embedder

@@ -1,5 +1,6 @@
 """What both embedder adapters use, importing neither torch nor onnxruntime: word pieces counted
-with a tokenizer of the counter's own, and the model's readable name.
+with a tokenizer of the counter's own, the model's readable name, and the query/passage prefixes
+some models need (`with_prefixes`; read from the model folder by store.spaces).
 
 `embedder` (torch) and `embedder_onnx` both import this module, and neither imports the other's
 module for it, so the ONNX adapter never pulls torch in.
@@ -11,6 +12,9 @@ import copy
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+from desktop_rag.protocols import Embedder, ThreadCounting, Vector, WordPieceCounter
+from desktop_rag.store import spaces
 
 
 @runtime_checkable
@@ -84,6 +88,50 @@ def _batch_encoder(core: FastTokenizer) -> Callable[..., list[Any]]:
 
 def model_name(model_dir: Path) -> str:
     """A readable model name: the folder's name, or its package's for the packaged model."""
-    if model_dir.name != "model":
-        return model_dir.name
-    return model_dir.parent.name.removeprefix("gt_").replace("_", "-")
+    return spaces.model_name(model_dir)
+
+
+def with_prefixes(embedder: Embedder, model_dir: Path) -> Embedder:
+    """`embedder` with the model folder's query/passage prefixes, when it declares any."""
+    prefixes = spaces.read_prefixes(model_dir)
+    if not prefixes.query and not prefixes.passage:
+        return embedder
+    return PrefixedEmbedder(embedder, prefixes)
+
+
+class PrefixedEmbedder:
+    """Puts the model's prefixes before every query and passage (e5: "query: ", "passage: ").
+
+    Chunks are counted without the prefix, so the passage prefix's word pieces come off the
+    length limit the chunker sees: a chunk plus its prefix still fits the model."""
+
+    def __init__(self, inner: Embedder, prefixes: spaces.Prefixes) -> None:
+        self.inner, self.prefixes = inner, prefixes
+        self.name = f"{inner.name} [prefixed]"
+        self.dim = inner.dim
+        spent = inner.count_word_pieces([prefixes.passage])[0] if prefixes.passage else 0
+        self.max_word_pieces = inner.max_word_pieces - spent
+
+    def embed_documents(self, texts: Sequence[str]) -> Vector:
+        return self.inner.embed_documents([self.prefixes.passage + t for t in texts])
+
+    def embed_query(self, text: str) -> Vector:
+        return self.inner.embed_query(self.prefixes.query + text)
+
+    def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
+        return self.inner.count_word_pieces(texts)
+
+    def thread_counter(self) -> WordPieceCounter:
+        inner = self.inner
+        counter = inner.thread_counter() if isinstance(inner, ThreadCounting) else inner
+        return _LimitedCounter(counter, self.max_word_pieces)
+
+
+class _LimitedCounter:
+    """A word-piece counter that reports a lower length limit (the prefix's share taken off)."""
+
+    def __init__(self, inner: WordPieceCounter, max_word_pieces: int) -> None:
+        self._inner, self.max_word_pieces = inner, max_word_pieces
+
+    def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
+        return self._inner.count_word_pieces(texts)

@@ -4,36 +4,32 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from typing import Any
 
 import numpy as np
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import EVERYWHERE, Answer, DocScope, Passage, SearchResult
-from desktop_rag.errors import CancelledError
 from desktop_rag.llm import prompts
 from desktop_rag.llm.calc_questions import calculation_shape
 from desktop_rag.llm.calc_support import unsupported
 from desktop_rag.llm.calculations import check_calculations
 from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
 from desktop_rag.llm.citations import CitationChecker
-from desktop_rag.llm.core_cache import CoreCacheFiles, restore, split_prompt, supports_prefix_cache
 from desktop_rag.llm.rewrite import needs_rewrite, standalone_query
-from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
 from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage, Generation, TokenGenerating
 from desktop_rag.routes.base import RouteRequest, parse_route
 from desktop_rag.services.answer_timings import generation_timings, since
 from desktop_rag.services.core import CoreContext, CoreService
+from desktop_rag.services.generation import AnswerGeneration
 from desktop_rag.services.ports import EngineInfo, SearchPort
+from desktop_rag.services.preload import EnginePreloader
 from desktop_rag.services.routing import route_table
 from desktop_rag.services.stages import (
     StageReporter,
     StageSink,
     check,
-    generate_in_steps,
-    prompt_size,
     reporter_of,
 )
 
@@ -47,6 +43,8 @@ class AnswerService:
         self.ctx = ctx
         self.searcher = search
         self.core = core
+        self._preload = EnginePreloader(ctx)
+        self._generation = AnswerGeneration(ctx, core)
 
     # ---- chats -----------------------------------------------------------------------------
     def new_chat(self) -> str:
@@ -90,6 +88,7 @@ class AnswerService:
         prompt with its progress, writing; a list or count: scanning, judging). A Stop before
         the first word raises CancelledError."""
         start = time.perf_counter()
+        self._preload.start()  # the model loads while the library is searched
         stages = StageReporter(on_token, on_stage)
         stages.searching()
         chat_id = chat_id or self.new_chat()
@@ -167,7 +166,7 @@ class AnswerService:
         shape = calculation_shape(question) or calculation_shape(query)
         messages = prompts.build_messages(core.passages, passages, query, shape)
         gen_start = time.perf_counter()
-        generation = self._generate(messages, core, on_token, cancel)
+        generation = self._generation.generate(messages, core, on_token, cancel)
         every = [*core.passages, *passages]
         checker = CitationChecker(self.ctx.embedder)
         sentences = checker.check(generation.text, every)
@@ -188,67 +187,6 @@ class AnswerService:
             timings,
             calculations,
         )
-
-    def _generate(
-        self,
-        messages: list[ChatMessage],
-        core: CoreContext,
-        on_token: TokenSink | None,
-        cancel: CancelToken | None,
-    ) -> Generation:
-        """The model's answer; an engine with token access reports the prompt evaluation's
-        progress. A Stop before the first word leaves nothing to keep: CancelledError."""
-        engine, stages = self.ctx.engine, reporter_of(on_token)
-        inner = unwrap(engine)
-        if core.passages and supports_prefix_cache(inner):
-            stages.restoring()
-            token = interleaving(engine, stages)
-            generation = run_on_engine(
-                engine, lambda e: self._generate_cached(e, messages, core, token, cancel, stages)
-            )
-        elif isinstance(inner, TokenGenerating):
-            token = interleaving(engine, stages)
-            limit = self.ctx.settings.llm.max_tokens
-            generation = run_on_engine(
-                engine, lambda e: generate_in_steps(e, messages, limit, token, cancel, stages)
-            )
-        else:
-            stages.reading(prompt_size(engine, messages))
-            generation = engine.generate(messages, self.ctx.settings.llm.max_tokens, stages, cancel)
-        if generation.stopped_by == "cancel" and not generation.text.strip():
-            raise CancelledError()
-        return generation
-
-    def _generate_cached(
-        self,
-        engine: Any,
-        messages: Sequence[ChatMessage],
-        core: CoreContext,
-        on_token: TokenSink | None,
-        cancel: CancelToken | None,
-        stages: StageReporter | None = None,
-    ) -> Generation:
-        """On the engine thread: restore (or build) the core state, then evaluate the rest."""
-        stages = stages or reporter_of(on_token)
-        split = split_prompt(engine, messages)
-        files = CoreCacheFiles(self.ctx.paths.core_cache_dir)
-        built_ms = 0.0
-        try:
-            restored_ms = restore(engine, files, core.key, split.prefix)
-        except LookupError:
-            build_start = time.perf_counter()
-            self.core.core_build(cancel=cancel)
-            built_ms, restored_ms = (
-                since(build_start),
-                restore(engine, files, core.key, split.prefix),
-            )
-        stages.reading(len(split.tokens))
-        generation: Generation = engine.generate_tokens(
-            split.tokens, self.ctx.settings.llm.max_tokens, on_token, cancel,
-            on_prefill=stages.prefill,
-        )
-        generation.extra.update(restore_ms=restored_ms, core_build_ms=built_ms)
-        return generation
 
     def _refusal(
         self,

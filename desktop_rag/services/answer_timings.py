@@ -22,5 +22,6 @@ def generation_timings(g: Generation, gen_start: float, start: float) -> dict[st
         "generation_ttft_ms": round(g.ttft_ms, 2),
         "restore_ms": round(g.extra.get("restore_ms", 0.0), 2),
         "core_build_ms": round(g.extra.get("core_build_ms", 0.0), 2),
+        "instructions_build_ms": round(g.extra.get("instructions_build_ms", 0.0), 2),
         "decode_tokens_per_s": round(g.extra.get("decode_tokens_per_s", 0.0), 2),
     }

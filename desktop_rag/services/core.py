@@ -200,9 +200,13 @@ class CoreService:
     def _core_files(self) -> CoreCacheFiles:
         return CoreCacheFiles(self.ctx.paths.core_cache_dir)
 
+    def engine_identity(self) -> dict[str, Any]:
+        """Every part of the chat model's set-up that changes a saved KV state."""
+        return self._identity()
+
     def _identity(self) -> dict[str, Any]:
         from desktop_rag.llm.factory import resolve_gpu_layers
-        from desktop_rag.llm.llama_adapter import gpu_offload_supported
+        from desktop_rag.llm.llama_loading import gpu_offload_supported
 
         llm = self.ctx.settings.llm
         if self._server_backend():  # never assemble the local model for a server
@@ -210,7 +214,7 @@ class CoreService:
             return {"backend": "server", "server_url": llm.server_url, "model": engine}
         model = self.ctx.registry.chat_model_path()
         return {
-            "model_sha256": model_sha256(model, self.ctx.paths.core_cache_dir),
+            "model_sha256": model_sha256(model, self.ctx.paths.model_cache_dir),  # shared memo
             "context_size": llm.context_size,
             "kv_type": "f16",
             "gpu_layers": resolve_gpu_layers(llm.gpu_layers, gpu_offload_supported()),

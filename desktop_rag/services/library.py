@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Collection, Sequence
@@ -29,6 +30,8 @@ from desktop_rag.services.ports import Refreshable
 from desktop_rag.services.tables import TablesService
 from desktop_rag.store.followed import is_within
 
+log = logging.getLogger(__name__)
+
 FOLDER_MISSING = (
     "folder not found (moved, or on a drive not mounted); its documents are kept: remove the "
     "folder from the library if it is gone for good"
@@ -41,6 +44,7 @@ FILE_MISSING = (
     "file not found (moved, or on a drive not mounted); its document is kept: remove it from "
     "the library if it is gone for good"
 )
+
 SYNC_SETTLE_S = 2.0  # a sync leaves files changed more recently for the next one
 
 
@@ -226,9 +230,16 @@ class LibraryService:
 
     def _refresh_sparse(self) -> None:
         """Lets an in-memory BM25 snapshot already in use catch up with the change now, in the
-        background, rather than at the next searches."""
+        background, rather than at the next searches; and rewrites the vector store's copy on
+        disk (store/vector_snapshot.py) here, on the writer's thread, rather than at exit."""
         if self.ctx.loaded("sparse") and isinstance(self.ctx.sparse, Refreshable):
             self.ctx.sparse.refresh()
+        vectors = self.ctx.vectors if self.ctx.loaded("vectors") else None
+        if isinstance(vectors, Refreshable) and getattr(vectors, "source_opened", False):
+            try:
+                vectors.refresh()
+            except Exception:  # only a copy: Chroma keeps answering, and close() tries again
+                log.warning("could not refresh the vector store's copy", exc_info=True)
 
     def _documents_for(self, raw: str | Path) -> list[Document]:
         return documents_named(self.ctx.catalog, raw)

@@ -42,7 +42,7 @@ class Rerankers:
         candidate is too slow on a CPU)."""
         if self.ctx.loaded("engine"):
             return bool(self.ctx.engine.gpu_offload)
-        from desktop_rag.llm.llama_adapter import gpu_offload_supported
+        from desktop_rag.llm.llama_loading import gpu_offload_supported
 
         return bool(gpu_offload_supported())
 

@@ -1,6 +1,7 @@
 """Evaluations of the question routes: the router's accuracy on a labelled set (no library
-needed), and the exact counts of the exhaustive route over documents whose counts are known,
-asked through the real answer path (`ask`) in a throwaway library."""
+needed), the exact counts of the exhaustive route over documents whose counts are known,
+asked through the real answer path (`ask`) in a throwaway library, and summaries of papers
+scored against their held-out abstracts (routes/summary_eval)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from desktop_rag.progress import ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.retrieval.pdfqa import DOCUMENT
 from desktop_rag.routes import count_eval, route_eval
 from desktop_rag.services.evaluation import EvalLibrary, EvalService
+from desktop_rag.services.summary_evaluation import SummaryEvalOptions, summary_runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,3 +80,20 @@ class RouteEvalService:
             model = _model_name(lib)
         report = count_eval.summarise(records) | ingested
         return report | {"scope": opts.scope, "model": model, "forced_route": opts.route}
+
+    def eval_summaries(
+        self,
+        docs_dir: str | Path,
+        progress: ProgressCallback = no_progress,
+        workdir: Path | None = None,
+        options: SummaryEvalOptions | None = None,
+    ) -> dict[str, Any]:
+        """Abstract key-point coverage, supported sentences, time and the cached second
+        summary's time to first token, over papers in `docs_dir` (their abstracts held out)."""
+        opts = options or SummaryEvalOptions()
+        files = [Path(docs_dir) / name for name in opts.papers[: opts.limit]]
+        files = [f for f in files if f.exists()]
+        with self.evaluation.eval_library(files, workdir, progress) as (lib, ingested):
+            report = summary_runs(lib.answers.ctx, opts, progress)
+            report["model"] = _model_name(lib)
+        return report | ingested

@@ -1,20 +1,28 @@
 """The routes an answer service offers, built over one context: lookup (the answer service's
-own path through retrieval), and the exhaustive route for lists and counts over the catalog, the
-stored vectors and the chat model as judge. Summary and comparison are not built yet: the
-router still names them and lookup answers, saying so in the answer's route info."""
+own path through retrieval), the exhaustive route for lists and counts over the catalog, the
+stored vectors and the chat model as judge, and the summary route over the catalog, the chat
+model and the kept section summaries. Comparison is not built yet: the router still names it
+and lookup answers, saying so in the answer's route info."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import Answer
+from desktop_rag.domain import Answer, DocScope
 from desktop_rag.routed import RouteName
 from desktop_rag.routes.base import Route, RouteRequest, RouteTable
 from desktop_rag.routes.dense import Paraphrases
 from desktop_rag.routes.exhaustive import ExhaustiveRoute, ExhaustiveSettings
 from desktop_rag.routes.judge import ModelJudge
+from desktop_rag.routes.summary import Parts, SummaryRoute, SummarySettings
+from desktop_rag.routes.summary_prompts import PROMPT_VERSION
+from desktop_rag.routes.summary_store import Identity, SummaryStore
+from desktop_rag.routes.units import ChunkSource
+
+SUMMARIES_DB = "summaries.sqlite3"
 
 
 class LookupRoute:
@@ -69,10 +77,60 @@ class LookupWhenNoneFound:
         return self.lookup.answer(dataclasses.replace(request, info=info))
 
 
+def model_identity(ctx: AppContext) -> Identity:
+    """The chat model a kept summary was written by, from the settings (so that a summary kept
+    from before answers without loading the model), with the summary prompt's version."""
+    s = ctx.settings
+    chosen = s.models.chat_model or "packaged"
+    where = s.llm.server_url if s.llm.backend == "server" else s.llm.backend
+    return Identity(f"{s.profile}:{chosen}:{where}:t{s.llm.temperature}", PROMPT_VERSION)
+
+
+def summary_settings(ctx: AppContext) -> SummarySettings:
+    """The budgets of a summary: the loaded model's context, else the configured one."""
+    size = ctx.engine.context_size if ctx.loaded("engine") else ctx.settings.llm.context_size
+    return SummarySettings(context_tokens=size, answer_tokens=ctx.settings.llm.max_tokens)
+
+
+def summary_route(
+    ctx: AppContext, fallback: Route | None = None, source: ChunkSource | None = None, **kw: Any
+) -> SummaryRoute:
+    """The summary route over the context's parts; `source` stands in for the catalog (an
+    evaluation holds a paper's abstract out of what the route reads)."""
+    from desktop_rag.llm.citations import CitationChecker
+    from desktop_rag.services.doc_focus import FocusFinder
+
+    finder = FocusFinder(ctx.catalog)
+
+    def focus(query: str, scope: DocScope) -> tuple[str, ...]:
+        found = finder.focus(query, scope)
+        return found.doc_ids if found is not None else ()
+
+    parts = Parts(
+        source or ctx.catalog, lambda: ctx.engine,
+        SummaryStore(ctx.paths.data_dir / SUMMARIES_DB), lambda: model_identity(ctx),
+        ctx.token_counter.count, lambda: CitationChecker(ctx.embedder),
+        lambda: summary_settings(ctx), focus,
+        lambda: ctx.loaded("engine") and bool(ctx.engine.gpu_offload),
+    )  # fmt: skip
+    return SummaryRoute(parts, fallback, **kw)
+
+
+class Deferred:
+    """A route built when it first answers: a lookup question pays nothing for the others."""
+
+    def __init__(self, build: Callable[[], Route]) -> None:
+        self.build = build
+
+    def answer(self, request: RouteRequest) -> Answer:
+        return self.build().answer(request)
+
+
 def route_table(ctx: AppContext, lookup: Callable[[RouteRequest], Answer]) -> RouteTable:
     plain = LookupRoute(lookup)
     routes: dict[RouteName, Route] = {
         RouteName.LOOKUP: plain,
         RouteName.EXHAUSTIVE: LookupWhenNoneFound(exhaustive_route(ctx), plain),
+        RouteName.SUMMARY: Deferred(lambda: summary_route(ctx, plain)),
     }
     return RouteTable(routes)

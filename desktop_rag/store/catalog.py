@@ -33,6 +33,7 @@ from desktop_rag.store.catalog_steps import (
 )
 from desktop_rag.store.followed import FollowedFolders
 from desktop_rag.store.sparse import FtsSparseIndex, index_chunks
+from desktop_rag.store.switch_state import SwitchStore
 from desktop_rag.store.table_steps import TableSteps, queue_tables
 
 _SELECT_DOCS = f"SELECT {schema.DOC_COLUMNS} FROM documents"
@@ -80,9 +81,15 @@ class Catalog:
         """The table pass's queue and chunk swap (store/table_steps.py)."""
         return TableSteps(self._tx, self._rows)
 
+    def spaces(self) -> SwitchStore:
+        """The active embedding space and an embedder switch's state (store/switch_state.py)."""
+        return SwitchStore(self._tx, lambda: self._tx(bump=False), self._rows)
+
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; SQLite failures (disk full, read-only) become StoreError."""
+    def _tx(self, bump: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction; SQLite failures (disk full, read-only) become StoreError.
+        `bump=False`: a write no cached view depends on (a switch's progress) leaves the
+        generation as it is."""
         with self._lock, _store_errors(self.db_path):
             self._conn.execute("BEGIN IMMEDIATE")
             try:
@@ -90,7 +97,8 @@ class Catalog:
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute(_BUMP_GENERATION)
+            if bump:
+                self._conn.execute(_BUMP_GENERATION)
             self._conn.execute("COMMIT")
 
     def generation(self) -> int:

@@ -17,6 +17,7 @@ import time
 
 from desktop_rag.store.catalog_steps import index_title
 from desktop_rag.store.sparse import FTS_TABLE, SPARSE_VERSION, SPARSE_VERSION_KEY, index_chunks
+from desktop_rag.store.switch_state import create_tables as create_switch_tables
 from desktop_rag.store.titles import file_stem, shown_title
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,7 @@ DOCUMENT_COLUMNS_ADDED = {
 
 def migrate(conn: sqlite3.Connection) -> None:
     """Brings an older catalog up to date (a no-op for a current one, without a write lock)."""
+    create_switch_tables(conn)  # an embedder switch's state (store/switch_state.py)
     add_columns(conn)
     reindex_sparse(conn)
 

@@ -2,6 +2,12 @@
 
 Chroma holds only chunk ids, embeddings and a doc_id metadata field; the catalog holds the text.
 Embeddings are always passed explicitly (a text-only call would make chromadb fetch a model).
+
+Each embedding space has its own collection (store/spaces.py); the catalog's active-space pointer
+names the one search uses (store/switch_state.py). An index opened on the active collection
+checks the pointer whenever it reopens after another process wrote: when an embedder switch has
+moved the library to another collection it raises SpaceChangedError rather than answer from a
+collection that is gone (empty) or query it with the other space's vectors (mixed).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import numpy as np
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.errors import StoreError
 from desktop_rag.store.stamp import STAMP_NAME, WriteStamp
+from desktop_rag.store.switch_state import active_collection
 
 if TYPE_CHECKING:
     from desktop_rag.config import StoreSettings
@@ -26,11 +33,29 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-COLLECTION = "chunks"
+COLLECTION = "chunks"  # the legacy collection (store.spaces.LEGACY_COLLECTION)
 _PAGE = 5000
 _clients: dict[str, Any] = {}
 FEW_VECTORS = 800  # a scope this small is scored here rather than by a filtered query
 _clients_lock = threading.Lock()
+_folder_locks: dict[str, threading.RLock] = {}
+
+
+class SpaceChangedError(StoreError):
+    """The library's vectors moved to another embedding space since this index was opened."""
+
+    def __init__(self, was: str, now: str) -> None:
+        super().__init__(
+            f"The library was switched to another embedder (collection {now}, was {was})",
+            "close and reopen desktop-rag so that it loads the new embedder",
+        )
+
+
+def _folder_lock(key: str) -> threading.RLock:
+    """One lock per folder for every index of this process: a reopen (which closes the shared
+    client) never happens under another index's operation, such as a switch's writes."""
+    with _clients_lock:
+        return _folder_locks.setdefault(key, threading.RLock())
 
 
 def _chroma_settings() -> Any:
@@ -91,21 +116,69 @@ def _open_hint(store: StoreSettings) -> str:
     )
 
 
-def open_vector_index(paths: AppPaths, store: StoreSettings) -> ChromaVectorIndex:
+def open_vector_index(
+    paths: AppPaths, store: StoreSettings, collection: str | None = None, follow: bool = True
+) -> ChromaVectorIndex:
+    """The index on `collection` (None: the active one). `follow`: an index search uses, which
+    marks and watches the write stamp and refuses to go on once the active space has moved;
+    else an embedder switch's target, written by this process alone until it becomes active."""
+    active = active_collection(paths.catalog_db)
+    name = collection or active
+    if follow and name != active:  # the space moved before it opened: never an empty copy
+        raise SpaceChangedError(name, active)
     if store.mode != "embedded":
         client = _opened(store, lambda: _http_client(store))
-        return ChromaVectorIndex(_collection(store, client), client.get_max_batch_size())
+        return ChromaVectorIndex(_collection(store, client, name), client.get_max_batch_size(),
+                                 name=name)  # fmt: skip
     key = str(paths.chroma_dir.resolve())
-    stamp = WriteStamp(paths.chroma_dir / STAMP_NAME)  # read before opening: no write is missed
+    stamp = WriteStamp(paths.chroma_dir / STAMP_NAME) if follow else None  # read before opening
 
     def client_of(fresh: bool) -> Any:
         return _opened(store, lambda: _persistent_client(key, fresh))
 
-    first = client_of(False)
-    return ChromaVectorIndex(
-        _collection(store, first), first.get_max_batch_size(),
-        stamp=stamp, client_of=client_of, collection_of=lambda c: _collection(store, c),
-    )
+    def collection_of(client: Any) -> Any:
+        now = active_collection(paths.catalog_db)
+        if follow and now != name:
+            raise SpaceChangedError(name, now)
+        return _collection(store, client, name)
+
+    with _folder_lock(key):
+        first = client_of(False)
+        return ChromaVectorIndex(
+            _collection(store, first, name), first.get_max_batch_size(), stamp=stamp,
+            client_of=client_of, collection_of=collection_of, name=name, lock=_folder_lock(key),
+        )
+
+
+def drop_collection(paths: AppPaths, store: StoreSettings, name: str) -> bool:
+    """Deletes a collection (an old space, or a switch given up); False when there was none.
+    Other processes see the write stamp change, reopen, and find their space gone."""
+    from chromadb.errors import NotFoundError
+
+    def drop(client: Any) -> bool:
+        try:
+            client.delete_collection(name)
+        except (NotFoundError, ValueError):  # ValueError: older chromadb releases
+            return False
+        return True
+
+    if store.mode != "embedded":
+        return drop(_opened(store, lambda: _http_client(store)))
+    key = str(paths.chroma_dir.resolve())
+    with _folder_lock(key), _store_errors("delete an old collection"):
+        dropped = drop(_opened(store, lambda: _persistent_client(key)))
+    WriteStamp(paths.chroma_dir / STAMP_NAME).mark()
+    return dropped
+
+
+def collection_names(paths: AppPaths, store: StoreSettings) -> list[str]:
+    """The names of every collection in the library's vector store."""
+    if store.mode != "embedded":
+        client = _opened(store, lambda: _http_client(store))
+    else:
+        key = str(paths.chroma_dir.resolve())
+        client = _opened(store, lambda: _persistent_client(key))
+    return sorted(str(getattr(c, "name", c)) for c in client.list_collections())
 
 
 def _opened(store: StoreSettings, connect: Callable[[], Any]) -> Any:
@@ -115,9 +188,9 @@ def _opened(store: StoreSettings, connect: Callable[[], Any]) -> Any:
         raise StoreError(f"Cannot open the vector store: {exc}", _open_hint(store)) from exc
 
 
-def _collection(store: StoreSettings, client: Any) -> Any:
+def _collection(store: StoreSettings, client: Any, name: str) -> Any:
     return _opened(store, lambda: client.get_or_create_collection(
-        COLLECTION, metadata={"hnsw:space": "cosine"}, embedding_function=None
+        name, metadata={"hnsw:space": "cosine"}, embedding_function=None
     ))
 
 
@@ -150,13 +223,15 @@ class ChromaVectorIndex:
     def __init__(
         self, collection: Any, max_batch: int = 5000, stamp: WriteStamp | None = None,
         client_of: Callable[[bool], Any] | None = None,
-        collection_of: Callable[[Any], Any] | None = None,
+        collection_of: Callable[[Any], Any] | None = None, name: str = COLLECTION,
+        lock: threading.RLock | None = None,
     ) -> None:
         self._col = collection
+        self.collection_name = name  # what caches of its vectors are keyed by
         self._batch = max(1, min(max_batch, 5000))
         self._stamp, self._client_of, self._collection_of = stamp, client_of, collection_of
         self._client = client_of(False) if client_of is not None else None
-        self._lock = threading.RLock()
+        self._lock = lock or threading.RLock()
 
     @contextmanager
     def _current(self) -> Iterator[Any]:
@@ -169,7 +244,8 @@ class ChromaVectorIndex:
                     log.info("another process changed the vector store; reopening it")
                 client = self._client_of(fresh)
                 if client is not self._client:  # reopened here or by another index of this process
-                    self._client, self._col = client, self._collection_of(client)
+                    self._col = self._collection_of(client)  # may raise SpaceChangedError
+                    self._client = client
             yield self._col
 
     def _written(self) -> None:
@@ -238,6 +314,21 @@ class ChromaVectorIndex:
     def count(self) -> int:
         with self._current() as col:
             return int(col.count())
+
+    def export_vectors(self) -> Iterator[tuple[list[str], Vector, list[str]]]:
+        """Every (ids, embeddings, doc_ids) page of the collection: what the persisted copy
+        (store/vector_snapshot.py) is written from."""
+        done = 0
+        while True:
+            with self._current() as col:
+                got = col.get(include=["embeddings", "metadatas"], limit=_PAGE, offset=done)
+            ids = list(got["ids"])
+            if ids:
+                docs = [str((meta or {}).get("doc_id", "")) for meta in got["metadatas"]]
+                yield ids, np.asarray(got["embeddings"], dtype=np.float32), docs
+            done += len(ids)
+            if len(ids) < _PAGE:
+                return
 
     def close(self) -> None:
         """Nothing to do: the process-wide client is shared and closed at exit."""

@@ -1,0 +1,271 @@
+"""A persisted copy of the vector collection, searched with numpy while it is current, so that a
+process that only reads (a CLI `search` or `ask`) never imports or opens Chroma.
+
+Opening embedded Chroma costs 2.7 s on this project's 2-core machine (1.2 s of imports, then the
+client), more than everything else a cold `search` does. The copy is a float32 matrix (memory-
+mapped, L2-normalised rows), the chunk ids and a document code per row, written after a process
+that wrote vectors (or found the copy stale) closes the index. It is current while the vector
+store's write stamp (store/stamp.py; replaced by every write of every process) still reads as it
+did when the copy was read, and the copy's collection is still the active one (an embedder switch
+moves the library to another collection); otherwise reads go to Chroma. Searches
+over the copy are exact (brute force: 37,000 rows x 384 dims in a few ms), where Chroma's HNSW is
+approximate. Writes always go to Chroma.
+
+Layout: `<folder>/current.json` (written last, atomically) names a build folder holding
+`vectors.npy`, `docs.npy` and `ids.json`; a new build gets a new folder and the old one is removed
+after the pointer moves (a reader that mapped it keeps its open file).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from desktop_rag.domain import EVERYWHERE, DocScope
+from desktop_rag.protocols import Vector
+
+log = logging.getLogger(__name__)
+
+POINTER = "current.json"
+FORMAT = 1
+MAX_VECTORS = 500_000  # 730 MiB at 384 dims: past it, searches stay with Chroma
+
+
+class VectorSource(Protocol):
+    """What the copy is read from and what it stands in for: the Chroma index."""
+
+    collection_name: str
+
+    def upsert(self, ids: Sequence[str], embeddings: Vector, doc_ids: Sequence[str]) -> None: ...
+
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    def query(
+        self, embedding: Vector, k: int, scope: DocScope = EVERYWHERE
+    ) -> list[tuple[str, float]]: ...
+
+    def get_embeddings(self, ids: Sequence[str]) -> dict[str, Vector]: ...
+
+    def all_ids(self) -> set[str]: ...
+
+    def count(self) -> int: ...
+
+    def export_vectors(self) -> Iterator[tuple[list[str], Vector, list[str]]]: ...
+
+
+def read_stamp(stamp_file: Path) -> str:
+    """The write stamp's content: a new value after every write ('' before the first)."""
+    try:
+        return stamp_file.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    stamp: str
+    collection: str
+    ids: list[str]
+    vectors: npt.NDArray[np.float32]
+    doc_of_row: npt.NDArray[np.int32]
+    doc_codes: dict[str, int]
+
+    def rows_allowed(self, scope: DocScope) -> npt.NDArray[np.bool_] | None:
+        """True for the rows `scope` allows (None: all are allowed)."""
+        if scope.whole_library:
+            return None
+        named = scope.included if scope.included is not None else scope.exclude
+        codes = np.asarray([self.doc_codes[d] for d in named if d in self.doc_codes], np.int32)
+        inside = np.isin(self.doc_of_row, codes)
+        return inside if scope.included is not None else ~inside
+
+    def query(self, embedding: Vector, k: int, scope: DocScope) -> list[tuple[str, float]]:
+        if scope.empty or k <= 0 or not self.ids:
+            return []
+        sims = self.vectors @ np.asarray(embedding, dtype=np.float32)
+        allowed = self.rows_allowed(scope)
+        rows = np.arange(len(self.ids)) if allowed is None else np.flatnonzero(allowed)
+        return [(self.ids[i], float(sims[i])) for i in _top(rows, sims[rows], k)]
+
+    def row_of(self) -> dict[str, int]:
+        return {cid: i for i, cid in enumerate(self.ids)}
+
+
+def _top(rows: npt.NDArray[np.intp], scores: npt.NDArray[np.float32], k: int) -> list[int]:
+    """The rows of the `k` best scores, best first (ties by row order)."""
+    if len(rows) > k:
+        keep = np.argpartition(-scores, k - 1)[:k]
+        rows, scores = rows[keep], scores[keep]
+    order = np.lexsort((rows, -scores))
+    return [int(r) for r in rows[order]]
+
+
+def load_snapshot(folder: Path) -> Snapshot | None:
+    """The copy the pointer names, memory-mapped (None: none, or unreadable)."""
+    try:
+        pointer = json.loads((folder / POINTER).read_text(encoding="utf-8"))
+        build = folder / str(pointer["build"])
+        ids = json.loads((build / "ids.json").read_text(encoding="utf-8"))
+        vectors = np.load(build / "vectors.npy", mmap_mode="r")
+        doc_of_row = np.load(build / "docs.npy")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if pointer.get("format") != FORMAT or len(ids) != len(vectors) != len(doc_of_row):
+        return None
+    codes = {str(d): i for i, d in enumerate(pointer.get("docs", []))}
+    return Snapshot(str(pointer["stamp"]), str(pointer["collection"]), ids, vectors, doc_of_row,
+                    codes)  # fmt: skip
+
+
+def write_snapshot(folder: Path, source: VectorSource, stamp: str) -> int:
+    """Copies `source` into a new build and points at it; returns the rows written. `stamp` must
+    be read before the vectors, so that a write during the copy leaves it stale, never wrong."""
+    ids: list[str] = []
+    parts: list[Vector] = []
+    docs: list[str] = []
+    for page_ids, page_vectors, page_docs in source.export_vectors():
+        ids += page_ids
+        parts.append(np.asarray(page_vectors, dtype=np.float32).reshape(len(page_ids), -1))
+        docs += page_docs
+    codes: dict[str, int] = {}
+    doc_of_row = np.fromiter((codes.setdefault(d, len(codes)) for d in docs), np.int32, len(docs))
+    vectors = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+    build = f"build-{uuid.uuid4().hex[:12]}"
+    _write_build(folder / build, ids, vectors, doc_of_row)
+    pointer = {"format": FORMAT, "build": build, "stamp": stamp,
+               "collection": source.collection_name, "docs": list(codes)}  # fmt: skip
+    temp = folder / f".{POINTER}.{build}"
+    temp.write_text(json.dumps(pointer), encoding="utf-8")
+    temp.replace(folder / POINTER)
+    _remove_other_builds(folder, build)
+    return len(ids)
+
+
+def _write_build(
+    build: Path, ids: list[str], vectors: Vector, doc_of_row: npt.NDArray[np.int32]
+) -> None:
+    build.mkdir(parents=True)
+    np.save(build / "vectors.npy", vectors)
+    np.save(build / "docs.npy", doc_of_row)
+    (build / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
+
+
+def _remove_other_builds(folder: Path, keep: str) -> None:
+    for other in folder.glob("build-*"):
+        if other.name != keep:
+            shutil.rmtree(other, ignore_errors=True)
+
+
+class SnapshotVectorIndex:
+    """VectorIndex: reads from the persisted copy while it is current, else from the source
+    (opened only then); writes to the source. `close()` refreshes a copy that is stale."""
+
+    def __init__(
+        self, folder: Path, stamp_file: Path, collection: str,
+        open_source: Callable[[], VectorSource], active: Callable[[], str] | None = None,
+    ) -> None:
+        self._folder, self._stamp_file, self._collection = folder, stamp_file, collection
+        self._open_source = open_source
+        self._active = active or (lambda: collection)
+        self._source: VectorSource | None = None
+        self._snapshot: Snapshot | None = None
+        self._rows: dict[str, int] | None = None
+        self._stale = False
+        self._lock = threading.RLock()
+
+    @property
+    def collection_name(self) -> str:
+        return self._collection
+
+    @property
+    def source_opened(self) -> bool:
+        return self._source is not None
+
+    def _source_index(self) -> VectorSource:
+        with self._lock:
+            if self._source is None:
+                self._source = self._open_source()
+            return self._source
+
+    def current(self) -> Snapshot | None:
+        """The copy when it is current (one small file read per call), else None."""
+        with self._lock:
+            stamp = read_stamp(self._stamp_file)
+            snap = self._snapshot
+            if snap is None or snap.stamp != stamp:
+                snap = load_snapshot(self._folder)
+                self._snapshot, self._rows = snap, None
+            if snap is None or snap.stamp != stamp or snap.collection != self._collection:
+                self._stale = True
+                return None
+            if self._active() != self._collection:  # an embedder switch moved the library
+                return None  # the source says so (store.vectors.SpaceChangedError)
+            return snap
+
+    def upsert(self, ids: Sequence[str], embeddings: Vector, doc_ids: Sequence[str]) -> None:
+        self._source_index().upsert(ids, embeddings, doc_ids)
+        self._stale = True
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self._source_index().delete(ids)
+        self._stale = True
+
+    def query(
+        self, embedding: Vector, k: int, scope: DocScope = EVERYWHERE
+    ) -> list[tuple[str, float]]:
+        snap = self.current()
+        if snap is None:
+            return self._source_index().query(embedding, k, scope)
+        return snap.query(embedding, k, scope)
+
+    def get_embeddings(self, ids: Sequence[str]) -> dict[str, Vector]:
+        snap = self.current()
+        if snap is None:
+            return self._source_index().get_embeddings(ids)
+        with self._lock:
+            rows = self._rows = self._rows or snap.row_of()
+        return {cid: np.array(snap.vectors[rows[cid]]) for cid in ids if cid in rows}
+
+    def all_ids(self) -> set[str]:
+        snap = self.current()
+        return set(snap.ids) if snap is not None else self._source_index().all_ids()
+
+    def count(self) -> int:
+        snap = self.current()
+        return len(snap.ids) if snap is not None else self._source_index().count()
+
+    def refresh(self) -> int | None:
+        """Rewrites the copy from the source if it is stale; the rows written (None: not done)."""
+        with self._lock:
+            if self.current() is not None:
+                return None
+            stamp = read_stamp(self._stamp_file)
+            source = self._source_index()
+            if source.count() > MAX_VECTORS:
+                return None
+            rows = write_snapshot(self._folder, source, stamp)
+            self._snapshot, self._rows, self._stale = None, None, False
+            log.info("vector snapshot: %d rows written", rows)
+            return rows
+
+    def close(self) -> None:
+        """Refreshes a stale copy when this process opened the source anyway (it wrote, or read
+        while the copy was stale), so that the next process starts without Chroma."""
+        if self._stale and self._source is not None:
+            try:
+                self.refresh()
+            except Exception:  # the copy is an optimisation: Chroma still answers
+                log.warning("could not refresh the vector snapshot", exc_info=True)
+        close = getattr(self._source, "close", None)
+        if callable(close):
+            close()

@@ -1,0 +1,172 @@
+"""The persisted copy of the vector collection (store/vector_snapshot.py): it answers like Chroma,
+is used only while current, and lets a reading process start without Chroma or torch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from desktop_rag.config import StoreSettings
+from desktop_rag.domain import DocScope
+from desktop_rag.paths import AppPaths, resolve_paths
+from desktop_rag.protocols import Vector
+from desktop_rag.store.stamp import STAMP_NAME
+from desktop_rag.store.vector_snapshot import (
+    POINTER,
+    SnapshotVectorIndex,
+    VectorSource,
+    load_snapshot,
+)
+from desktop_rag.store.vectors import open_vector_index
+from tests.test_store_vectors import unit
+
+
+class Opened:
+    """Counts how often the source (Chroma) is opened."""
+
+    def __init__(self, paths: AppPaths) -> None:
+        self.paths, self.times = paths, 0
+
+    def __call__(self) -> VectorSource:
+        self.times += 1
+        return open_vector_index(self.paths, StoreSettings(), "chunks")
+
+
+def snapshot_index(paths: AppPaths, opened: Opened | None = None) -> SnapshotVectorIndex:
+    return SnapshotVectorIndex(
+        paths.data_dir / "vector-snapshot" / "chunks", paths.chroma_dir / STAMP_NAME, "chunks",
+        opened or Opened(paths),
+    )
+
+
+class RefreshedAfterWrites(SnapshotVectorIndex):
+    """Reads always from a current copy: the contract checks the copy's answers."""
+
+    def upsert(self, ids: Sequence[str], embeddings: Vector, doc_ids: Sequence[str]) -> None:
+        super().upsert(ids, embeddings, doc_ids)
+        assert self.refresh() is not None and self.current() is not None
+
+    def delete(self, ids: Sequence[str]) -> None:
+        super().delete(ids)
+        assert self.refresh() is not None and self.current() is not None
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> AppPaths:
+    return resolve_paths(tmp_path).ensure()
+
+
+def _library(paths: AppPaths, n: int = 60) -> tuple[list[str], np.ndarray]:
+    rng = np.random.default_rng(7)
+    vecs = rng.normal(size=(n, 8)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    ids = [f"d{i % 5}:{i}" for i in range(n)]
+    writer = snapshot_index(paths)
+    writer.upsert(ids, vecs, [f"d{i % 5}" for i in range(n)])
+    writer.close()  # a writer's close leaves a current copy
+    return ids, vecs
+
+
+def test_the_copy_passes_the_vector_index_contract(paths: AppPaths) -> None:
+    from tests.test_store_vectors import test_query_on_an_empty_index, test_upsert_query_get_delete
+
+    index = RefreshedAfterWrites(
+        paths.data_dir / "snap", paths.chroma_dir / STAMP_NAME, "chunks", Opened(paths)
+    )
+    test_query_on_an_empty_index(index)
+    test_upsert_query_get_delete(index)
+
+
+def test_a_new_process_reads_the_copy_without_opening_chroma(paths: AppPaths) -> None:
+    ids, vecs = _library(paths)
+    opened = Opened(paths)
+    reader = snapshot_index(paths, opened)
+    query = unit(1, 0.2, 0, 0, 0, 0, 0, 0.4)
+    scope = DocScope(only=frozenset({"d1", "d3"}), exclude=frozenset({"d3"}))
+    found = reader.query(query, 5, scope)
+    assert reader.count() == 60 and reader.all_ids() == set(ids)
+    got = reader.get_embeddings([ids[2], "missing"])
+    assert list(got) == [ids[2]] and np.allclose(got[ids[2]], vecs[2])
+    assert opened.times == 0
+    exact = sorted(((float(v @ query), cid) for cid, v in zip(ids, vecs, strict=True)
+                    if cid.startswith("d1:")), reverse=True)[:5]  # fmt: skip
+    assert [c for c, _ in found] == [c for _, c in exact]
+    assert [s for _, s in found] == pytest.approx([s for s, _ in exact], abs=1e-6)
+    chroma = open_vector_index(paths, StoreSettings(), "chunks")
+    assert [c for c, _ in chroma.query(query, 5, scope)] == [c for c, _ in found]
+
+
+def test_another_process_writing_makes_the_copy_stale_until_a_close(paths: AppPaths) -> None:
+    _library(paths)
+    reader = snapshot_index(paths)
+    assert reader.current() is not None
+    other = open_vector_index(paths, StoreSettings(), "chunks")  # another process's writer
+    other.upsert(["new:0"], np.stack([unit(0, 0, 0, 0, 0, 0, 0, 1)]), ["new"])
+    assert reader.current() is None
+    best = reader.query(unit(0, 0, 0, 0, 0, 0, 0, 1), 1)
+    assert best[0][0] == "new:0"  # from Chroma, which sees the write
+    assert reader.source_opened
+    reader.close()  # it opened Chroma anyway: it leaves a current copy behind
+    fresh = Opened(paths)
+    again = snapshot_index(paths, fresh)
+    assert again.query(unit(0, 0, 0, 0, 0, 0, 0, 1), 1)[0][0] == "new:0"
+    assert again.count() == 61 and fresh.times == 0
+
+
+def test_a_damaged_copy_or_another_collection_is_not_used(paths: AppPaths) -> None:
+    _library(paths)
+    folder = paths.data_dir / "vector-snapshot" / "chunks"
+    pointer = json.loads((folder / POINTER).read_text(encoding="utf-8"))
+    (folder / pointer["build"] / "ids.json").write_text("[1, 2", encoding="utf-8")
+    assert load_snapshot(folder) is None
+    opened = Opened(paths)
+    reader = snapshot_index(paths, opened)
+    assert reader.count() == 60 and opened.times == 1  # answered by Chroma
+    reader.close()
+    assert load_snapshot(folder) is not None  # rewritten at close
+    moved = SnapshotVectorIndex(
+        folder, paths.chroma_dir / STAMP_NAME, "chunks", Opened(paths), lambda: "chunks-e5"
+    )
+    assert moved.current() is None  # an embedder switch made another collection active
+
+
+def test_search_runs_in_a_process_where_torch_and_chroma_cannot_be_imported(
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "trip.md").write_text(
+        "# Trip\n\nThe hotel booking reference is ZX-4471 for the Lisbon stay in May.\n",
+        encoding="utf-8",
+    )
+    (notes / "garden.md").write_text(
+        "# Garden\n\nTomatoes need watering every morning in July.\n", encoding="utf-8"
+    )
+    data = str(tmp_path / "data")
+    cli = str(Path(sys.executable).parent / "desktop-rag")
+    subprocess.run([cli, "--data-dir", data, "ingest", str(notes)], check=True,
+                   capture_output=True, timeout=300)  # fmt: skip
+    blocked = (
+        "import sys\n"
+        "for name in ('torch', 'chromadb', 'sentence_transformers', 'transformers'):\n"
+        "    sys.modules[name] = None  # importing it raises ImportError\n"
+        "from desktop_rag.cli import main\n"
+        "sys.argv[0] = 'desktop-rag'\n"
+        "code = main()\n"
+        "assert 'chromadb' not in [m for m in sys.modules if sys.modules[m] is not None]\n"
+        "sys.exit(code)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", blocked, "--data-dir", data, "search", "booking reference",
+         "--json"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    hits = json.loads(result.stdout)["results"]
+    assert "ZX-4471" in hits[0]["text"]
