@@ -79,6 +79,8 @@ def test_answer_cites_the_right_chunk_and_page(fake_context: Any) -> None:
         "prompt_tokens",
         "cached_tokens",
         "generated_tokens",
+        "restore_ms",
+        "prefill_ms",
     }
 
 

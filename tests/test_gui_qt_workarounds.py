@@ -53,3 +53,41 @@ def test_without_it_the_defect_aborts_the_process_where_emits_leak() -> None:
         pytest.skip("this PySide6 / Python does not have the defect")
     result = run_child("without")
     assert result.returncode != 0 and "bool_dealloc" in result.stderr, result.stderr[-2000:]
+
+
+NONE_CHILD = """
+import sys
+from PySide6.QtCore import QCoreApplication, QTimer
+from desktop_rag.gui.qt_workarounds import keep_none_alive, keep_true_alive
+keep_true_alive()
+app = QCoreApplication([])
+if sys.argv[1] == "with":
+    keep_none_alive()
+for _ in range(60_000):  # more timer callbacks than None has references (about 5,000 here)
+    QTimer.singleShot(0, lambda: None)
+    if _ % 1000 == 0:
+        app.processEvents()
+app.processEvents()
+print("alive")
+"""
+
+
+def test_the_none_work_around_is_applied_exactly_where_timers_leak(qapp: object) -> None:
+    from desktop_rag.gui.qt_workarounds import keep_none_alive, single_shot_drops_a_none_reference
+
+    applied = keep_none_alive()
+    leaks = single_shot_drops_a_none_reference()
+    assert applied == (leaks and _refcount_field_is_first())
+    if applied:
+        assert sys.getrefcount(None) > IMMORTAL_REFERENCES // 2
+
+
+def test_timer_callbacks_need_the_none_work_around_where_they_leak() -> None:
+    survived = subprocess.run([sys.executable, "-c", NONE_CHILD, "with"], capture_output=True,
+                              text=True, timeout=300, check=False)  # fmt: skip
+    assert survived.returncode == 0 and survived.stdout.strip() == "alive", survived.stderr[-2000:]
+    plain = subprocess.run([sys.executable, "-c", NONE_CHILD, "without"], capture_output=True,
+                           text=True, timeout=300, check=False)  # fmt: skip
+    if plain.returncode == 0:
+        pytest.skip("this PySide6 / Python does not leak None in timer callbacks")
+    assert "none_dealloc" in plain.stderr, plain.stderr[-2000:]

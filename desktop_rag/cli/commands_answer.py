@@ -17,6 +17,8 @@ from desktop_rag.progress import CancelToken, ProgressEvent
 if TYPE_CHECKING:  # the services package loads numpy: not for `--help`
     from desktop_rag.services.core import CoreStatus
 
+TIMINGS = ("retrieve_ms", "rerank_ms", "ttft_ms", "total_ms", "prompt_tokens", "cached_tokens",
+           "generated_tokens", "restore_ms")
 ROUTES = ("lookup", "summary", "exhaustive", "compare")  # routed.RouteName's values
 _OPEN_STAGES = (Stage.READING, Stage.SCANNING, Stage.JUDGING)  # with progress, updated in place
 
@@ -136,8 +138,8 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "count": answer.route.count,
         "items": [item.to_record() for item in answer.items],
         "focus": focus_json(answer.focus),
-        "timings": {k: t.get(k, 0) for k in ("retrieve_ms", "rerank_ms", "ttft_ms", "total_ms",
-                                             "prompt_tokens", "cached_tokens", "generated_tokens")},
+        "timings": {k: t.get(k, 0) for k in TIMINGS}
+        | {"prefill_ms": t.get("generation_ttft_ms", 0)},  # the prompt's uncached part
     }
 
 

@@ -175,7 +175,8 @@ def _print_summaries(r: dict[str, Any]) -> None:
             f"({p['covered']}/{p['key_points']}), supported {p['supported_share']:.2f} "
             f"({p['sentences_supported']}/{p['sentences_checked']}), {p['time_s']} s, "
             f"cached again: first token {p['second_ttft_ms']:.0f} ms")  # fmt: skip
-    say(f"mean coverage {r['mean_coverage']}, mean supported {r['mean_supported_share']}, "
+    say(f"mean coverage {r['mean_coverage']} (by support score alone "
+        f"{r.get('mean_coverage_by_score')}), mean supported {r['mean_supported_share']}, "
         f"mean time {r['mean_time_s']} s, second summary first token {r['mean_second_ttft_ms']} "
         f"ms, reworded first token {r['mean_reworded_ttft_ms']} ms")  # fmt: skip
     say(f"records: {r['records']}")

@@ -30,11 +30,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from PySide6.QtWidgets import QApplication
 
-    from desktop_rag.gui.qt_workarounds import keep_true_alive
+    from desktop_rag.gui.qt_workarounds import keep_none_alive, keep_true_alive
 
     keep_true_alive()
     install_qt_logging()
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    keep_none_alive()
     _set_identity(app)
     if args.smoke_test:
         from desktop_rag.gui.smoke import run_smoke

@@ -23,7 +23,7 @@ from desktop_rag.gui.locations import chunk_location, row_location
 from desktop_rag.gui.models_dialog import ModelsDialog, models_service, switch_runner
 from desktop_rag.gui.note_dialog import NoteDialog
 from desktop_rag.gui.progress_bar import TaskProgress
-from desktop_rag.gui.qt_workarounds import keep_true_alive
+from desktop_rag.gui.qt_workarounds import keep_none_alive, keep_true_alive
 from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.gui.sources_panel import SourcesPanel
 from desktop_rag.gui.viewer import Location, ViewerPanel
@@ -43,6 +43,7 @@ class MainWindow(QMainWindow):
     def __init__(self, services: GuiServices, interactive: bool = True) -> None:
         super().__init__()
         keep_true_alive()  # before any signal is emitted (once per process)
+        keep_none_alive()
         self.services = services
         self.setWindowTitle("Desktop RAG")
         self.resize(1400, 860)

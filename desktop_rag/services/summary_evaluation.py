@@ -79,6 +79,8 @@ def _paper(ctx: AppContext, doc: Document, opts: SummaryEvalOptions) -> dict[str
     record |= {
         "key_points": len(points), "covered": sum(covered),
         "coverage": round(sum(covered) / max(len(points), 1), 3),
+        "coverage_by_score": round(sum(x >= opts.threshold for x in scores)
+                                   / max(len(points), 1), 3),  # no number/name check
         "sentences_checked": checked, "sentences_supported": supported,
         "supported_share": round(supported / max(checked, 1), 3),
         "time_s": round(seconds, 1), "ttft_ms": answer.timings.get("ttft_ms"),
@@ -118,7 +120,8 @@ def summary_runs(
     return {
         "papers": len(records), "scored": len(scored), "question": opts.question,
         "held_out": "pages" if opts.pages else "abstract", "threshold": opts.threshold,
-        **{f"mean_{k}": _mean(scored, k) for k in ("coverage", "supported_share", "time_s",
+        **{f"mean_{k}": _mean(scored, k) for k in ("coverage", "coverage_by_score",
+                                                    "supported_share", "time_s",
                                                     "ttft_ms", "second_ttft_ms",
                                                     "reworded_ttft_ms")},
         "per_paper": records,

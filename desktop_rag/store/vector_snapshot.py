@@ -101,6 +101,13 @@ class Snapshot:
         return {cid: i for i, cid in enumerate(self.ids)}
 
 
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
 def _top(rows: npt.NDArray[np.intp], scores: npt.NDArray[np.float32], k: int) -> list[int]:
     """The rows of the `k` best scores, best first (ties by row order)."""
     if len(rows) > k:
@@ -181,6 +188,7 @@ class SnapshotVectorIndex:
         self._snapshot: Snapshot | None = None
         self._rows: dict[str, int] | None = None
         self._stale = False
+        self._looked: tuple[str, int] | None = None  # (stamp, pointer mtime) last loaded at
         self._lock = threading.RLock()
 
     @property
@@ -202,9 +210,10 @@ class SnapshotVectorIndex:
         with self._lock:
             stamp = read_stamp(self._stamp_file)
             snap = self._snapshot
-            if snap is None or snap.stamp != stamp:
-                snap = load_snapshot(self._folder)
-                self._snapshot, self._rows = snap, None
+            looked = (stamp, _mtime(self._folder / POINTER))
+            if (snap is None or snap.stamp != stamp) and looked != self._looked:
+                snap = load_snapshot(self._folder)  # not again until the stamp or copy changes
+                self._snapshot, self._rows, self._looked = snap, None, looked
             if snap is None or snap.stamp != stamp or snap.collection != self._collection:
                 self._stale = True
                 return None
@@ -254,7 +263,7 @@ class SnapshotVectorIndex:
             if source.count() > MAX_VECTORS:
                 return None
             rows = write_snapshot(self._folder, source, stamp)
-            self._snapshot, self._rows, self._stale = None, None, False
+            self._snapshot, self._rows, self._stale, self._looked = None, None, False, None
             log.info("vector snapshot: %d rows written", rows)
             return rows
 
