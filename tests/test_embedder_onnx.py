@@ -118,6 +118,15 @@ def test_source_key_follows_the_recipe_and_the_files(tmp_path: Path) -> None:
     assert first != source_key(model_dir, "int8")
     (model_dir / "config.json").write_text('{"changed": 1}', encoding="utf-8")
     assert source_key(model_dir, "fp32") != first
+    weights = bytearray(os.urandom(6 << 20))
+    (model_dir / "model.safetensors").write_bytes(bytes(weights))
+    with_weights = source_key(model_dir, "fp32")
+    copy = tmp_path / "another-environment" / "model"
+    shutil.copytree(model_dir, copy)  # the same package installed elsewhere, later
+    assert source_key(copy, "fp32") == with_weights
+    weights[-10] ^= 1  # other weights of the same size
+    (model_dir / "model.safetensors").write_bytes(bytes(weights))
+    assert source_key(model_dir, "fp32") != with_weights
 
 
 def test_a_failed_export_leaves_no_partial_cache(tmp_path: Path) -> None:

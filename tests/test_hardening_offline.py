@@ -67,7 +67,8 @@ services = Services(build_context(data_dir, profile="tiny"))
 report = services.ingest([folder])
 found = services.search("secret launch code of the purple giraffe", k=3)
 answer = services.ask("What is hidden on page two about the purple giraffe?")
-settings = services.ctx.vectors._col._client.get_settings()
+chroma = getattr(services.ctx.vectors, "source", services.ctx.vectors)  # behind its copy
+settings = chroma._col._client.get_settings()
 listening = [c.laddr for c in psutil.Process().net_connections(kind="all")
              if c.status == psutil.CONN_LISTEN]
 blocked_before = os.path.getsize(os.environ["NET_GUARD_LOG"])

@@ -65,14 +65,14 @@ def pdf_abstract(path: str) -> str:
     of a two-column first page can put a figure or the introduction's first lines between
     the heading and the abstract; the page's blocks do not."""
     try:
-        import pymupdf
+        from desktop_rag.ingest.pdf_pages import open_pdf  # the one module importing pymupdf
 
-        doc = pymupdf.open(path)  # type: ignore[no-untyped-call]
+        doc = open_pdf(path)
     except Exception:  # not a PDF (a note), or unreadable: the chunks decide
         return ""
     with doc:
         for page in doc.pages(0, min(ABSTRACT_PAGES, doc.page_count)):
-            found = _abstract_on(page.get_text("blocks"))  # type: ignore[no-untyped-call]
+            found = _abstract_on(page.get_text("blocks"))
             if found:
                 return found
     return ""

@@ -199,6 +199,11 @@ class SnapshotVectorIndex:
     def source_opened(self) -> bool:
         return self._source is not None
 
+    @property
+    def source(self) -> VectorSource:
+        """The vector store itself (Chroma), opened now if it was not."""
+        return self._source_index()
+
     def _source_index(self) -> VectorSource:
         with self._lock:
             if self._source is None:
