@@ -5,13 +5,12 @@ are in commands_eval_routes."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from desktop_rag.cli import commands_eval_routes
-from desktop_rag.cli.output import emit_json, open_services, say
+from desktop_rag.cli.output import emit_json, emit_report, jsonl_records, open_services, say
 from desktop_rag.progress import ProgressEvent
 from desktop_rag.retrieval.pdfqa import DOCUMENT, LIBRARY
 
@@ -144,23 +143,12 @@ def run_answers(args: argparse.Namespace) -> int:
     from desktop_rag.services.evaluation import AnswerEvalOptions
 
     path = _records_path(args)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as out, open_services(args) as services:
-
-        def write(record: dict[str, Any]) -> None:
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-            out.flush()  # a long run that stops early keeps what it has
-
+    with jsonl_records(path) as write, open_services(args) as services:
         options = AnswerEvalOptions(args.limit, args.scope, write, args.sources)
         report = services.eval_answers(
             args.questions, args.docs, answers_progress, _workdir(args), options
         )
-    report["records"] = str(path)
-    if args.json:
-        emit_json(report)
-        return 0
-    print_answers(report)
-    return 0
+    return emit_report(report, path, args.json, print_answers)
 
 
 def print_answers(report: dict[str, Any]) -> None:

@@ -5,12 +5,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.cli.output import emit_json, open_services, say
+from desktop_rag.cli.output import emit_json, emit_report, jsonl_records, open_services, say
 from desktop_rag.progress import ProgressEvent
 from desktop_rag.retrieval.pdfqa import DOCUMENT, LIBRARY
 
@@ -101,21 +100,10 @@ def run_counts(args: argparse.Namespace) -> int:
 
     path = Path(args.out).expanduser() if args.out else Path.cwd() / "counts-eval.jsonl"
     workdir = Path(args.workdir).expanduser().resolve() if args.workdir else None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as out, open_services(args) as services:
-
-        def write(record: dict[str, Any]) -> None:
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-            out.flush()
-
+    with jsonl_records(path) as write, open_services(args) as services:
         options = CountEvalOptions(args.limit, args.scope, args.route, write)
         report = services.eval_counts(args.questions, args.docs, _progress, workdir, options)
-    report["records"] = str(path)
-    if args.json:
-        emit_json(report)
-        return 0
-    _print_counts(report)
-    return 0
+    return emit_report(report, path, args.json, _print_counts)
 
 
 def _print_counts(r: dict[str, Any]) -> None:
@@ -144,24 +132,13 @@ def run_summaries(args: argparse.Namespace) -> int:
 
     path = Path(args.out).expanduser() if args.out else Path.cwd() / "summaries-eval.jsonl"
     workdir = Path(args.workdir).expanduser().resolve() if args.workdir else None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as out, open_services(args) as services:
-
-        def write(record: dict[str, Any]) -> None:
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-            out.flush()
-
+    with jsonl_records(path) as write, open_services(args) as services:
         options = SummaryEvalOptions(tuple(args.paper or PAPERS), args.limit,
                                      args.question or QUESTION, args.hold_out == "pages",
                                      again=not args.no_reworded, on_record=write)  # fmt: skip
         evaluation = services.route_evaluation
         report = evaluation.eval_summaries(args.docs, _progress, workdir, options)
-    report["records"] = str(path)
-    if args.json:
-        emit_json(report)
-        return 0
-    _print_summaries(report)
-    return 0
+    return emit_report(report, path, args.json, _print_summaries)
 
 
 def _print_summaries(r: dict[str, Any]) -> None:

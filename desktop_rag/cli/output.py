@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
@@ -36,6 +36,32 @@ def open_services(args: argparse.Namespace) -> Iterator[Services]:
         yield services
     finally:
         services.close()
+
+
+@contextmanager
+def jsonl_records(path: Path) -> Iterator[Callable[[dict[str, Any]], None]]:
+    """A writer of one JSON line per record into `path`, flushed each time: a long evaluation
+    that stops early keeps what it has."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as out:
+
+        def write(record: dict[str, Any]) -> None:
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.flush()
+
+        yield write
+
+
+def emit_report(
+    report: dict[str, Any], records: Path, as_json: bool, show: Callable[[dict[str, Any]], None]
+) -> int:
+    """An evaluation's report, naming its records file: one JSON document, or lines to read."""
+    report["records"] = str(records)
+    if as_json:
+        emit_json(report)
+    else:
+        show(report)
+    return 0
 
 
 def to_jsonable(value: Any) -> Any:

@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.scope_rows import allowed_rows
 from desktop_rag.store.sparse import MAX_TERMS, STOPWORDS, FtsSparseIndex, query_words, words
 
 log = logging.getLogger(__name__)
@@ -75,12 +76,8 @@ class Snapshot:
 
     def mask(self, scope: DocScope) -> npt.NDArray[np.float32] | None:
         """1 for the chunks `scope` allows, 0 for the rest (None: all are allowed)."""
-        if scope.whole_library:
-            return None
-        named = scope.included if scope.included is not None else scope.exclude
-        codes = [self.doc_codes[d] for d in named if d in self.doc_codes]
-        inside = np.isin(self.doc_of_chunk, np.asarray(codes, dtype=np.int32))
-        return (inside if scope.included is not None else ~inside).astype(np.float32)
+        allowed = allowed_rows(self.doc_of_chunk, self.doc_codes, scope)
+        return None if allowed is None else allowed.astype(np.float32)
 
 
 def build_snapshot(db_path: Any, tokenize: Tokenizer) -> Snapshot:

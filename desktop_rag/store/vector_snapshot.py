@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.protocols import Vector
+from desktop_rag.store.scope_rows import allowed_rows
 
 log = logging.getLogger(__name__)
 
@@ -80,20 +81,11 @@ class Snapshot:
     doc_of_row: npt.NDArray[np.int32]
     doc_codes: dict[str, int]
 
-    def rows_allowed(self, scope: DocScope) -> npt.NDArray[np.bool_] | None:
-        """True for the rows `scope` allows (None: all are allowed)."""
-        if scope.whole_library:
-            return None
-        named = scope.included if scope.included is not None else scope.exclude
-        codes = np.asarray([self.doc_codes[d] for d in named if d in self.doc_codes], np.int32)
-        inside = np.isin(self.doc_of_row, codes)
-        return inside if scope.included is not None else ~inside
-
     def query(self, embedding: Vector, k: int, scope: DocScope) -> list[tuple[str, float]]:
         if scope.empty or k <= 0 or not self.ids:
             return []
         sims = self.vectors @ np.asarray(embedding, dtype=np.float32)
-        allowed = self.rows_allowed(scope)
+        allowed = allowed_rows(self.doc_of_row, self.doc_codes, scope)
         rows = np.arange(len(self.ids)) if allowed is None else np.flatnonzero(allowed)
         return [(self.ids[i], float(sims[i])) for i in _top(rows, sims[rows], k)]
 
