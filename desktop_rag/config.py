@@ -53,6 +53,7 @@ class LLMSettings:
     batch_size: int = 512
     max_tokens: int = 512
     temperature: float = 0.0
+    second_look: bool = True  # a refusal is checked once more against the closest lines
 
 
 @dataclass(frozen=True, slots=True)

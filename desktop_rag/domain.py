@@ -240,6 +240,35 @@ class Citation:
 
 
 @dataclass(frozen=True, slots=True)
+class SecondLook:
+    """The second look an answer had after the model first refused (llm/second_look.py):
+    `outcome` is answered, refused_again, quote_not_shown, number_not_in_line,
+    words_not_in_line, no_answer or no_lines; `first_answer` the refusal it replaced or
+    confirmed; `quote` the line it quoted."""
+
+    outcome: str
+    first_answer: str
+    quote: str = ""
+    lines: int = 0
+    ms: float = 0.0
+
+    @property
+    def answered(self) -> bool:
+        return self.outcome == "answered"
+
+    def describe(self) -> str:
+        """One line for the chat and the CLI, only when the second look answered."""
+        if not self.answered:
+            return ""
+        return (f"Answered on a second look at the {self.lines} lines closest to the question "
+                f"(the first reading found no answer): check the quoted line")  # fmt: skip
+
+    def to_record(self) -> dict[str, object]:
+        return {"outcome": self.outcome, "first_answer": self.first_answer,
+                "quote": self.quote, "lines": self.lines, "ms": round(self.ms, 1)}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
 class Answer:
     question: str
     answer: str
@@ -255,6 +284,7 @@ class Answer:
     route: RouteInfo = field(default_factory=RouteInfo.default)  # how it was answered
     focus: DocFocus | None = None  # the documents the question names, searched first
     items: tuple[ListedItem, ...] = ()  # every item of a list or count answer
+    second_look: SecondLook | None = None  # when the model first refused
 
 
 class Stage(StrEnum):
@@ -266,6 +296,7 @@ class Stage(StrEnum):
     WRITING = "writing"  # the first piece of the answer has arrived
     SCANNING = "scanning"  # a list or count reads every passage in scope
     JUDGING = "judging"  # the model decides the candidates that matching could not
+    RECHECKING = "rechecking"  # the model refused: a second look at the closest lines
 
 
 _STAGE_TEXT = {

@@ -41,6 +41,11 @@ class AppPaths:
         return self.cache_dir / "core"
 
     @property
+    def doc_profiles_file(self) -> Path:
+        """What each document is called and what its cover says (services/doc_focus.py)."""
+        return self.cache_dir / "doc-profiles.json"
+
+    @property
     def lock_file(self) -> Path:
         return self.data_dir / "library.lock"
 

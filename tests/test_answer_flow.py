@@ -47,7 +47,9 @@ def test_answer_cites_the_right_chunk_and_page(fake_context: Any) -> None:
         "count",
         "items",
         "focus",
+        "second_look",
     }
+    assert doc["second_look"] is None  # the model did not refuse
     assert doc["focus"] is None  # one document: nothing to choose between
     assert doc["route"]["route"] == doc["route"]["handled_by"] == "lookup"
     assert doc["count"] is None and doc["items"] == []
@@ -80,6 +82,7 @@ def test_answer_cites_the_right_chunk_and_page(fake_context: Any) -> None:
         "cached_tokens",
         "generated_tokens",
         "restore_ms",
+        "second_look_ms",
         "prefill_ms",
     }
 

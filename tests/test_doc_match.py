@@ -8,6 +8,7 @@ import pytest
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.config import Settings
+from desktop_rag.domain import EVERYWHERE
 from desktop_rag.retrieval.doc_match import DocMatcher, name_words, near, profile_of
 from desktop_rag.services import Services
 from tests.ingest_docs import text_pdfs
@@ -156,3 +157,31 @@ def test_the_chat_says_which_document_was_searched_first() -> None:
     shown = answer_html(turn_from_answer(answer))
     assert "Searched NIKE 2021 10K first, as the question names it (nike, 2021)." in shown
     assert "not supported" not in shown
+
+
+def test_a_new_process_reads_the_kept_profiles_and_a_changed_library_builds_them_again(
+    fake_context: AppContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from desktop_rag.services import doc_focus
+
+    services = Services(fake_context)
+    services.ingest([text_pdfs(tmp_path / "docs", COVERS)])
+    kept = fake_context.paths.doc_profiles_file
+    assert services.search("What was Globex's revenue in 2021?", k=4).focus is not None
+    assert kept.is_file()
+
+    def no_build(*_args: object) -> None:
+        raise AssertionError("profiles built again although the kept ones are current")
+
+    monkeypatch.setattr(doc_focus, "document_profile", no_build)
+    fresh = doc_focus.FocusFinder(fake_context.catalog, kept)  # as in a new process
+    found = fresh.focus("What was Globex's revenue in 2021?", EVERYWHERE)
+    assert found is not None and found.titles == ("globex 2021 annual report",)
+    monkeypatch.undo()
+
+    services.rename(str(tmp_path / "docs" / "globex_2021_annual_report.pdf"), "Umbrella 2021")
+    renamed = doc_focus.FocusFinder(fake_context.catalog, kept)
+    assert renamed.focus("What was Umbrella's revenue in 2021?", EVERYWHERE) is not None
+    kept.write_text("{not json", encoding="utf-8")  # damaged: built again, never an error
+    damaged = doc_focus.FocusFinder(fake_context.catalog, kept)
+    assert damaged.focus("What was Initech's revenue in 2021?", EVERYWHERE) is not None

@@ -32,7 +32,14 @@ def turn_from_answer(answer: Answer, note: str = "") -> TurnView:
                     citations=tuple(c.n for c in answer.citations), note=note,
                     inferred=tuple(c.n for c in answer.citations if c.inferred),
                     calculations=answer.calculations,
-                    focus=answer.focus.describe() if answer.focus else "")
+                    focus=_notes(answer))
+
+
+def _notes(answer: Answer) -> str:
+    """The lines under an answer: the document searched first, a second look that answered."""
+    focus = answer.focus.describe() if answer.focus else ""
+    look = answer.second_look.describe() if answer.second_look else ""
+    return ". ".join(text for text in (focus, look) if text)
 
 
 class QuestionBox(QPlainTextEdit):

@@ -130,6 +130,7 @@ def record(q: AnswerQuestion, answer: Answer) -> dict[str, Any]:
             for c in answer.citations
         ],
         "timings": dict(answer.timings),
+        "second_look": answer.second_look.to_record() if answer.second_look else None,
     }
 
 
@@ -208,7 +209,19 @@ def summarise(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "by_retrieval": retrieval,
         "ttft_ms_p50": _median(records, "ttft_ms"),
         "total_ms_p50": _median(records, "total_ms"),
+        "second_look": second_look_report(records),
     }
+
+
+def second_look_report(records: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """How often the model refused at first, how often the second look answered, and how those
+    answers scored (an answer to a "Not answerable" question is a refusal lost)."""
+    looked = [r for r in records if r.get("second_look")]
+    answered = [r for r in looked if r["second_look"]["outcome"] == "answered"]
+    lost = [r for r in answered if is_unanswerable(r["gold"], r["format"])]
+    return {"first_refusals": len(looked), "answered": len(answered),
+            "answered_right": sum(bool(r["correct"]) for r in answered),
+            "unanswerable_answered": len(lost)}  # fmt: skip
 
 
 def running_accuracy(records: Sequence[dict[str, Any]]) -> float:

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import EVERYWHERE, Answer, DocScope, Passage, SearchResult
+from desktop_rag.computed import CheckedCalculation
+from desktop_rag.domain import (
+    EVERYWHERE,
+    Answer,
+    DocScope,
+    Passage,
+    SearchResult,
+    SecondLook,
+)
 from desktop_rag.llm import prompts
 from desktop_rag.llm.calc_questions import calculation_shape
 from desktop_rag.llm.calc_support import unsupported
@@ -26,6 +34,7 @@ from desktop_rag.services.generation import AnswerGeneration
 from desktop_rag.services.ports import EngineInfo, SearchPort
 from desktop_rag.services.preload import EnginePreloader
 from desktop_rag.services.routing import route_table
+from desktop_rag.services.second_look import SecondLooker
 from desktop_rag.services.stages import (
     StageReporter,
     StageSink,
@@ -45,6 +54,7 @@ class AnswerService:
         self.core = core
         self._preload = EnginePreloader(ctx)
         self._generation = AnswerGeneration(ctx, core)
+        self._looker = SecondLooker(ctx)
 
     # ---- chats -----------------------------------------------------------------------------
     def new_chat(self) -> str:
@@ -165,28 +175,54 @@ class AnswerService:
     ) -> Answer:
         shape = calculation_shape(question) or calculation_shape(query)
         messages = prompts.build_messages(core.passages, passages, query, shape)
-        gen_start = time.perf_counter()
-        generation = self._generation.generate(messages, core, on_token, cancel)
+        gen_start, stages = time.perf_counter(), reporter_of(on_token)
         every = [*core.passages, *passages]
-        checker = CitationChecker(self.ctx.embedder)
-        sentences = checker.check(generation.text, every)
-        calculations = check_calculations(generation.text, every, question)
-        # a checked calculation answers, even when the model adds that the sources do not
-        refused = prompts.is_not_found(generation.text) and not any(c.checked for c in calculations)
+        if self._looker.enabled and every:
+            stages.hold_while(prompts.NOT_FOUND)  # a refusal is shown only after a second look
+        generation = self._generation.generate(messages, core, stages, cancel)
         timings.update(generation_timings(generation, gen_start, start))
+        text, look = self._looked_again(query, every, generation.text, stages, cancel)
+        if look is not None:
+            timings["second_look_ms"] = look.ms
+        checker = CitationChecker(self.ctx.embedder)
+        sentences = checker.check(text, every)
+        calculations = check_calculations(text, every, question)
         return Answer(
             question,
-            generation.text.strip(),
+            text.strip(),
             chat_id,
             tuple(checker.citations(sentences, every)),
             tuple(every),
             tuple(unsupported(sentences, calculations, every)),  # less what calculations back
-            refused,
+            _refused(text, calculations),
             result.reranker,
             self.ctx.engine.gpu_offload,
             timings,
             calculations,
+            second_look=look,
         )
+
+    def _looked_again(
+        self,
+        query: str,
+        passages: list[Passage],
+        text: str,
+        stages: StageReporter,
+        cancel: CancelToken | None,
+    ) -> tuple[str, SecondLook | None]:
+        """The answer after a second look when the model refused (the refusal otherwise)."""
+        refused = _refused(text, check_calculations(text, passages, query))
+        if not (refused and self._looker.enabled and passages):
+            stages.release()
+            return text, None
+        answer, look = self._looker.look(query, passages, text, stages, cancel)
+        check(cancel)
+        if answer is None:
+            stages.release()
+            return text, look
+        stages.discard()
+        stages(answer)
+        return answer, look
 
     def _refusal(
         self,
@@ -219,6 +255,12 @@ class AnswerService:
             self.ctx.engine.gpu_offload,
             timings,
         )
+
+
+def _refused(text: str, calculations: Sequence[CheckedCalculation]) -> bool:
+    """A refusal, unless a checked calculation answers (the model may add that the sources do
+    not hold the result itself)."""
+    return prompts.is_not_found(text) and not any(c.checked for c in calculations)
 
 
 def _refuse_unasked(result: SearchResult, scope: DocScope, has_core: bool) -> bool:

@@ -100,7 +100,7 @@ def summary_route(
     from desktop_rag.llm.citations import CitationChecker
     from desktop_rag.services.doc_focus import FocusFinder
 
-    finder = FocusFinder(ctx.catalog)
+    finder = FocusFinder(ctx.catalog, ctx.paths.doc_profiles_file)
 
     def focus(query: str, scope: DocScope) -> tuple[str, ...]:
         found = finder.focus(query, scope)

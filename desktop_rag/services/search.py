@@ -46,7 +46,7 @@ class SearchService:
     def __init__(self, ctx: AppContext, rerankers: Rerankers) -> None:
         self.ctx = ctx
         self.rerankers = rerankers
-        self.focus_finder = FocusFinder(ctx.catalog)
+        self.focus_finder = FocusFinder(ctx.catalog, ctx.paths.doc_profiles_file)
 
     def retriever(self) -> HybridRetriever:
         c = self.ctx

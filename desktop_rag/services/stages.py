@@ -31,6 +31,8 @@ class StageReporter:
         self.passages: tuple[Passage, ...] = ()
         self.prompt_tokens = 0
         self._writing = False
+        self._hold_for = ""  # text held back while the answer so far begins it
+        self._held = ""
 
     def searching(self) -> None:
         self._emit(Stage.SEARCHING)
@@ -50,16 +52,45 @@ class StageReporter:
         """The engine's prefill callback: `done` of `total` prompt tokens are evaluated."""
         self._emit(Stage.READING, done, total)
 
+    def looking_again(self, lines: int) -> None:
+        """The model refused: a second look at the lines that match the question best."""
+        note = f"Looking again at the {lines} closest line{'' if lines == 1 else 's'}\u2026"
+        self._emit(Stage.RECHECKING, note=note)
+
+    def hold_while(self, text: str) -> None:
+        """Pieces are held back while the answer so far is the beginning of `text` (a refusal
+        that a second look may replace), and passed on as soon as it is not."""
+        self._hold_for, self._held = text.lower(), ""
+
+    def release(self) -> None:
+        """The held text is the answer after all: pass it on."""
+        held, self._held, self._hold_for = self._held, "", ""
+        if held:
+            self._forward(held)
+
+    def discard(self) -> None:
+        """The held text is replaced: drop it."""
+        self._held, self._hold_for = "", ""
+
     def __call__(self, piece: str) -> None:
         if not self._writing:
             self._writing = True
             self._emit(Stage.WRITING)
+        if self._hold_for:
+            self._held += piece
+            flat = " ".join(self._held.split()).lower()
+            if self._hold_for.startswith(flat) or flat.startswith(self._hold_for):
+                return
+            piece, self._held, self._hold_for = self._held, "", ""
+        self._forward(piece)
+
+    def _forward(self, piece: str) -> None:
         if self.on_token is not None:
             self.on_token(piece)
 
-    def _emit(self, stage: Stage, done: int = 0, total: int = 0) -> None:
+    def _emit(self, stage: Stage, done: int = 0, total: int = 0, note: str = "") -> None:
         if self.on_stage is not None:
-            self.on_stage(AnswerStage(stage, self.passages, self.prompt_tokens, done, total))
+            self.on_stage(AnswerStage(stage, self.passages, self.prompt_tokens, done, total, note))
 
 
 def reporter_of(on_token: TokenCallback | None) -> StageReporter:
