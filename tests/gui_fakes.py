@@ -86,6 +86,7 @@ class FakeServices:
         self.core: set[str] = set()
         self.threads: set[str] = set()
         self.scopes: list[DocScope] = []
+        self.routes: list[str | None] = []  # the route each question forced (None: router)
         self.syncs = 0
         self.sync_extra: list[FileOutcome] = []  # outcomes a sync reports besides unchanged
         self.sync_delay = 0.0  # seconds a sync with a file to read takes
@@ -257,9 +258,11 @@ class FakeServices:
     def ask(self, question: str, chat_id: str | None = None, k: int | None = None,
             on_token: Callable[[str], None] | None = None,
             cancel: CancelToken | None = None, scope: DocScope = EVERYWHERE,
-            on_stage: Callable[[AnswerStage], None] | None = None) -> Answer:
+            on_stage: Callable[[AnswerStage], None] | None = None,
+            route: str | None = None) -> Answer:
         self._seen()
         self.scopes.append(scope)
+        self.routes.append(route)
         stage = on_stage or _no_stage
         stage(AnswerStage(Stage.SEARCHING))
         chunk = self.search_chunk("completed", scope) or self.search_chunk("", scope)

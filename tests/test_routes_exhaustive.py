@@ -130,14 +130,16 @@ def test_the_judge_budget_says_at_least(library: Library) -> None:
     assert f"{undecided} more lines may match but were not decided" in answer.answer
 
 
-def test_summaries_go_to_the_summary_route_and_comparisons_to_lookup(library: Library) -> None:
+def test_summaries_go_to_the_summary_route_and_a_comparison_without_sides_to_lookup(
+    library: Library,
+) -> None:
     services = library[0]
     answer = services.ask("Summarize the meeting notes in three bullet points.")
     assert answer.route.route is RouteName.SUMMARY and answer.route.handled_by == "summary"
     assert answer.route.details["documents"] == 1 and not answer.route.forced
     forced = services.ask("What does the incident log say?", route="compare")
     assert forced.route.route is RouteName.COMPARE and forced.route.forced
-    assert forced.route.handled_by is RouteName.LOOKUP
+    assert forced.route.handled_by is RouteName.LOOKUP and "no two sides" in forced.route.reason
     looked_up, _ = _ask(library, "meeting-notes-1-q1", route="lookup")
     assert looked_up.route.handled_by == "lookup" and looked_up.route.count is None
 

@@ -1,6 +1,6 @@
 """The "Summarize" actions of the window (library context menu, viewer) against the fake
-facade: they scope the chat to the document and ask for its summary, which the router sends to
-the summary route; the summary's closing lines are shown small, their citations linked."""
+facade: they scope the chat to the document and ask for its summary on the summary route,
+forced (a question typed in the chat leaves the route to the router); the summary's closing lines are shown small, their citations linked."""
 
 from __future__ import annotations
 
@@ -51,12 +51,17 @@ def test_summarize_from_the_menu_and_the_viewer_asks_for_the_documents_summary(
     assert answered.args is not None and answered.args[0].question == "Summarize this document."
     assert decide(answered.args[0].question).route == "summary"
     assert fake.scopes[-1] == DocScope(only=frozenset({row.doc_id}))
+    assert fake.routes[-1] == "summary"  # forced, not left to the router
     assert win.chat_pane.scope_label.text() == "Asking about: observatory.pdf"
     win.open_row(row)
     qtbot.waitUntil(lambda: win.viewer.summarize_button.isVisible())
     with qtbot.waitSignal(win.chat.answered, timeout=10000):
         win.viewer.summarize_button.click()
     assert len(fake.scopes) == 2 and fake.scopes[-1] == DocScope(only=frozenset({row.doc_id}))
+    assert fake.routes == ["summary", "summary"]
+    with qtbot.waitSignal(win.chat.answered, timeout=10000):
+        win.chat.ask("What is the observatory's telescope?")
+    assert fake.routes[-1] is None
 
 
 def test_the_reading_lines_of_a_summary_are_quiet_and_their_sections_linked() -> None:

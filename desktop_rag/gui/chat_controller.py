@@ -177,15 +177,18 @@ class ChatController(QObject):
 
     def summarize(self, rows: Sequence[LibraryRow]) -> AskJob | None:
         """The "Summarize" action: the next questions are about these documents, and the first
-        is their summary (the router sends "Summarize this document." to the summary route,
-        which reads the whole of the documents in scope)."""
+        is their summary, on the summary route whatever the router would say (it reads the
+        whole of the documents in scope)."""
         if not any(r.doc_id for r in rows) or self.pane.busy:
             return None
         self.set_scope(rows)
         n = sum(1 for r in rows if r.doc_id)
-        return self.ask("Summarize this document." if n == 1 else f"Summarize these {n} documents.")
+        question = "Summarize this document." if n == 1 else f"Summarize these {n} documents."
+        return self.ask(question, route="summary")
 
-    def ask(self, question: str) -> AskJob:
+    def ask(self, question: str, route: str | None = None) -> AskJob:
+        """Asks on the model's worker; `route` forces one (lookup, summary, exhaustive,
+        compare) where the router would choose."""
         self.pane.begin_answer(question)
         if self.llm.busy:  # queued behind the model's loading (at start) or a chat's switch
             self.pane.show_stage("Waiting for the chat model to be ready\u2026")
@@ -196,7 +199,7 @@ class ChatController(QObject):
             "ask",
             lambda j: self.services.ask(
                 question, chat_id, on_token=j.report, cancel=j.cancel, scope=scope,
-                on_stage=j.report,
+                on_stage=j.report, route=route,
             ),
             on_done=self._answered, on_progress=self._progress, on_error=self._failed,
         )

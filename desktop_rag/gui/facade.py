@@ -106,6 +106,7 @@ class GuiServices(Protocol):
         cancel: CancelToken | None = None,
         scope: DocScope = ...,
         on_stage: Callable[[AnswerStage], None] | None = None,
+        route: str | None = None,
     ) -> Answer: ...
 
     def new_chat(self) -> str: ...

@@ -90,7 +90,11 @@ def system_message(core: Sequence[Passage]) -> str:
 
 
 def user_message(
-    passages: Sequence[Passage], question: str, has_core: bool, calculation: str | None = None
+    passages: Sequence[Passage],
+    question: str,
+    has_core: bool,
+    calculation: str | None = None,
+    note: str = "",
 ) -> str:
     """The retrieved sources, the question, and the request for a calculation line of the form
     `calculation` (when given) last, where a small model heeds it most. Table rows list the
@@ -102,6 +106,8 @@ def user_message(
         parts.append("Sources: none.")
     parts.append(f"Question: {question.strip()}")
     parts.append("Answer from the sources only, citing them like [1].")
+    if note:  # what a route tells the model about its sources (a comparison's sides)
+        parts.append(note)
     if calculation:
         parts.append(CALCULATION_REQUEST.format(shape=calculation))
     return "\n\n".join(parts)
@@ -112,13 +118,14 @@ def build_messages(
     passages: Sequence[Passage],
     question: str,
     calculation: str | None = None,
+    note: str = "",
 ) -> list[ChatMessage]:
     """The system message (the cacheable prefix) and the user message; `calculation` (a
     formula's form) asks for the arithmetic as a "Calculation:" line, on the user side only:
     the cached prefix stays the same."""
     return [
         ChatMessage("system", system_message(core)),
-        ChatMessage("user", user_message(passages, question, bool(core), calculation)),
+        ChatMessage("user", user_message(passages, question, bool(core), calculation, note)),
     ]
 
 

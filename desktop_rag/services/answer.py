@@ -104,7 +104,8 @@ class AnswerService:
         chat_id = chat_id or self.new_chat()
         query = self._standalone(chat_id, question, cancel)
         check(cancel)
-        component, info = route_table(self.ctx, self._lookup).choose(query, parse_route(route))
+        table = route_table(self.ctx, self._lookup, self.searcher, self._given)
+        component, info = table.choose(query, parse_route(route))
         request = RouteRequest(question, query, chat_id, info, scope, k, stages, on_stage, cancel,
                                start)  # fmt: skip
         answer = component.answer(request)
@@ -132,6 +133,18 @@ class AnswerService:
                 question, query, chat_id, core, passages, result, timings, stages, cancel, start
             )
         return dataclasses.replace(answer, route=request.info, focus=result.focus)
+
+    def _given(
+        self, request: RouteRequest, passages: list[Passage], note: str, result: SearchResult
+    ) -> Answer:
+        """The answer step over passages a route gathered (a comparison's sides), no core."""
+        stages = reporter_of(request.on_token)
+        stages.found(passages)
+        timings = {"retrieve_ms": since(request.started), "rerank_ms": 0.0}
+        none = CoreContext(frozenset(), (), prompts.system_message(()), {})
+        answer = self._answer(request.question, request.query, request.chat_id, none, passages,
+                              result, timings, stages, request.cancel, request.started, note)
+        return dataclasses.replace(answer, route=request.info)
 
     def _standalone(self, chat_id: str, question: str, cancel: CancelToken | None) -> str:
         """The question as a standalone query; the model is loaded only to rewrite a follow-up
@@ -172,9 +185,10 @@ class AnswerService:
         on_token: TokenSink | None,
         cancel: CancelToken | None,
         start: float,
+        note: str = "",
     ) -> Answer:
         shape = calculation_shape(question) or calculation_shape(query)
-        messages = prompts.build_messages(core.passages, passages, query, shape)
+        messages = prompts.build_messages(core.passages, passages, query, shape, note)
         gen_start, stages = time.perf_counter(), reporter_of(on_token)
         every = [*core.passages, *passages]
         if self._looker.enabled and every:

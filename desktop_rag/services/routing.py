@@ -1,8 +1,8 @@
 """The routes an answer service offers, built over one context: lookup (the answer service's
 own path through retrieval), the exhaustive route for lists and counts over the catalog, the
 stored vectors and the chat model as judge, and the summary route over the catalog, the chat
-model and the kept section summaries. Comparison is not built yet: the router still names it
-and lookup answers, saying so in the answer's route info."""
+model and the kept section summaries, and the comparison route over per-side searches and the
+lookup's answer step."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import Answer, DocScope
 from desktop_rag.routed import RouteName
 from desktop_rag.routes.base import Route, RouteRequest, RouteTable
+from desktop_rag.routes.compare import CompareParts, CompareRoute, GivenAnswer
 from desktop_rag.routes.dense import Paraphrases
 from desktop_rag.routes.exhaustive import ExhaustiveRoute, ExhaustiveSettings
 from desktop_rag.routes.judge import ModelJudge
@@ -21,6 +22,7 @@ from desktop_rag.routes.summary import Parts, SummaryRoute, SummarySettings
 from desktop_rag.routes.summary_prompts import PROMPT_VERSION
 from desktop_rag.routes.summary_store import Identity, SummaryStore
 from desktop_rag.routes.units import ChunkSource
+from desktop_rag.services.ports import SearchPort
 
 SUMMARIES_DB = "summaries.sqlite3"
 
@@ -126,11 +128,40 @@ class Deferred:
         return self.build().answer(request)
 
 
-def route_table(ctx: AppContext, lookup: Callable[[RouteRequest], Answer]) -> RouteTable:
+def compare_route(
+    ctx: AppContext, search: SearchPort, given: GivenAnswer, fallback: Route
+) -> CompareRoute:
+    """The comparison route over the search service and the lookup's answer step."""
+    from desktop_rag.services.doc_focus import FocusFinder
+
+    finder = FocusFinder(ctx.catalog, ctx.paths.doc_profiles_file)
+
+    def title(doc_id: str) -> str:
+        doc = ctx.catalog.get_document(doc_id)
+        return doc.title if doc is not None else doc_id
+
+    parts = CompareParts(
+        lambda query, scope: search.search(query, scope=scope), search.pack_context,
+        finder.focus, title, lambda: ctx.settings.retrieval.context_tokens, given,
+    )  # fmt: skip
+    return CompareRoute(parts, fallback)
+
+
+def route_table(
+    ctx: AppContext,
+    lookup: Callable[[RouteRequest], Answer],
+    search: SearchPort | None = None,
+    given: GivenAnswer | None = None,
+) -> RouteTable:
+    """The routes built over the context; comparison needs the search and the answer step."""
     plain = LookupRoute(lookup)
     routes: dict[RouteName, Route] = {
         RouteName.LOOKUP: plain,
         RouteName.EXHAUSTIVE: LookupWhenNoneFound(exhaustive_route(ctx), plain),
         RouteName.SUMMARY: Deferred(lambda: summary_route(ctx, plain)),
     }
+    if search is not None and given is not None:
+        searcher, answer_step = search, given
+        routes[RouteName.COMPARE] = Deferred(
+            lambda: compare_route(ctx, searcher, answer_step, plain))
     return RouteTable(routes)
