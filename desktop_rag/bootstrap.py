@@ -7,6 +7,7 @@ model. Tests pass ready-made parts (fakes or real ones) through `overrides` (typ
 from __future__ import annotations
 
 import logging
+import threading
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack, cast
 
 from desktop_rag.config import Settings, load_settings
@@ -142,6 +143,22 @@ class AppContext:
     def loaded(self, name: PartName) -> bool:
         """Whether the part `name` has been built (without building it)."""
         return self._parts[name].loaded
+
+    def preload(self, name: PartName) -> threading.Thread | None:
+        """Starts building the part `name` on a thread of its own (None: built already). A
+        failure is only logged here: the part's first real use raises it, with its hint."""
+        if self.loaded(name):
+            return None
+
+        def build() -> None:
+            try:
+                self._parts[name].get()
+            except Exception:
+                log.debug("preloading %s failed", name, exc_info=True)
+
+        thread = threading.Thread(target=build, name=f"{name}-preload", daemon=True)
+        thread.start()
+        return thread
 
     def provide(self, **parts: Unpack[Parts]) -> None:
         """Puts ready-made parts in, in place of building them."""

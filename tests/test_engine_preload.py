@@ -82,3 +82,36 @@ def test_a_loaded_model_is_not_loaded_again(fake_context: Any) -> None:
     services = AnswerServices(fake_context)
     services.ask("How much steel?")
     assert services.answers._preload._thread is None  # nothing was started
+
+
+def test_the_cli_ask_starts_loading_the_model_before_the_services_are_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a cold `ask` the model load then overlaps the imports of the services as well."""
+    import argparse
+
+    import desktop_rag.services as services_module
+    from desktop_rag.cli.output import open_services
+
+    order: list[str] = []
+    started = threading.Event()
+
+    def factory(*_: Any) -> FakeChatEngine:
+        order.append("engine")
+        started.set()
+        return FakeChatEngine()
+
+    class Recording(services_module.Services):
+        def __init__(self, ctx: Any) -> None:
+            assert started.wait(10), "the model had not started loading"
+            order.append("services")
+            super().__init__(ctx)
+
+    monkeypatch.setattr("desktop_rag.llm.factory.load_engine", factory)
+    monkeypatch.setattr(services_module, "Services", Recording)
+    args = argparse.Namespace(data_dir=str(tmp_path), profile="tiny")
+    with open_services(args, preload=("engine",)) as services:
+        assert services.ctx.engine.name == "fake-chat"
+    assert order == ["engine", "services"]
+    with open_services(args) as services:  # a command that does not answer loads no model
+        assert not services.ctx.loaded("engine")

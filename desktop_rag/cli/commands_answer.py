@@ -101,7 +101,11 @@ class StageLines:
 
 def run_ask(args: argparse.Namespace) -> int:
     token, stages = CancelToken(), StageLines(sys.stderr)
-    with open_services(args) as services, _cancel_on_interrupt(token):
+    # the chat model and the embedder load while the services import and the library opens
+    with (
+        open_services(args, preload=("engine", "embedder")) as services,
+        _cancel_on_interrupt(token),
+    ):
         on_token = None if args.json else _stream
         scope = services.scope_of(args.doc)
         try:

@@ -83,7 +83,8 @@ def print_human(result: SearchResult, scope: DocScope = EVERYWHERE) -> None:
 def run_search(args: argparse.Namespace) -> int:
     if args.k is not None and not 1 <= args.k <= 100:
         raise ConfigError(f"Invalid --k {args.k}", "use a number from 1 to 100")
-    with open_services(args) as services:
+    needs_vectors = args.mode != "bm25"  # the query embedder loads while the rest starts
+    with open_services(args, preload=("embedder",) if needs_vectors else ()) as services:
         scope = services.scope_of(args.doc)
         result = services.search(
             args.query, k=args.k, mode=args.mode, rerank=args.rerank, scope=scope

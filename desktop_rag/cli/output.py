@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from desktop_rag.errors import DesktopRagError
 
 if TYPE_CHECKING:
+    from desktop_rag.bootstrap import PartName
     from desktop_rag.services import Services
 
 
@@ -27,11 +28,21 @@ class CommandFailed(Exception):
 
 
 @contextmanager
-def open_services(args: argparse.Namespace) -> Iterator[Services]:
+def open_services(
+    args: argparse.Namespace, preload: Sequence[PartName] = ()
+) -> Iterator[Services]:
+    """The services over the command's library. `preload` names the heavy parts the command
+    will need (the chat model to answer, the embedder to search), started on threads of their
+    own before the services are even imported: on a cold `ask` the model load is the longest
+    wait before the prompt, and it then overlaps the imports and the search."""
     from desktop_rag.bootstrap import build_context
+
+    ctx = build_context(args.data_dir, args.profile)
+    for part in preload:
+        ctx.preload(part)
     from desktop_rag.services import Services
 
-    services = Services(build_context(args.data_dir, args.profile))
+    services = Services(ctx)
     try:
         yield services
     finally:

@@ -6,12 +6,9 @@ after retrieval, waits for whatever is left of the load."""
 
 from __future__ import annotations
 
-import logging
 import threading
 
 from desktop_rag.bootstrap import AppContext
-
-log = logging.getLogger(__name__)
 
 
 class EnginePreloader:
@@ -23,16 +20,9 @@ class EnginePreloader:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        if self._ctx.loaded("engine") or (self._thread is not None and self._thread.is_alive()):
+        if self._thread is not None and self._thread.is_alive():
             return
-        self._thread = threading.Thread(target=self._load, name="engine-preload", daemon=True)
-        self._thread.start()
-
-    def _load(self) -> None:
-        try:
-            _ = self._ctx.engine
-        except Exception:  # raised again, with its message, where the answer needs the engine
-            log.debug("preloading the chat model failed", exc_info=True)
+        self._thread = self._ctx.preload("engine")
 
     def join(self, timeout: float | None = None) -> None:
         if self._thread is not None:
