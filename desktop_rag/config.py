@@ -67,6 +67,7 @@ class RetrievalSettings:
     reranker: RerankerChoice = "auto"
     rerank_candidates: int = 30
     context_tokens: int = 2000
+    passage_sentences: int = 0  # 0: whole passages; N: each cut to its N best sentences (+/- 1)
     min_similarity: float = 0.30  # evidence gate: best dense cosine that counts as evidence
     min_term_coverage: float = 0.60  # evidence gate: share of query words a top chunk must hold
     bm25_in_memory: bool = True  # search a bm25s snapshot of the FTS5 index while it is current
@@ -118,6 +119,7 @@ class Settings:
         _check_range("llm.batch_size", self.llm.batch_size, 8, 8192)
         _check_range("llm.max_tokens", self.llm.max_tokens, 1, 8192)
         _check_range("llm.temperature", self.llm.temperature, 0.0, 2.0)
+        _check_range("retrieval.passage_sentences", self.retrieval.passage_sentences, 0, 50)
         _check_range("retrieval.top_k", self.retrieval.top_k, 1, 100)
         _check_range("ingest.memory_budget_mb", self.ingest.memory_budget_mb, 0, 1 << 20)
         _check_choice("ingest.ocr", self.ingest.ocr, OCR_MODES)

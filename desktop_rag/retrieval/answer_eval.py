@@ -209,6 +209,7 @@ def summarise(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "by_retrieval": retrieval,
         "ttft_ms_p50": _median(records, "ttft_ms"),
         "total_ms_p50": _median(records, "total_ms"),
+        "prompt_tokens_p50": _median(records, "prompt_tokens"),
         "second_look": second_look_report(records),
     }
 

@@ -26,6 +26,7 @@ from desktop_rag.llm.calculations import check_calculations
 from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
 from desktop_rag.llm.citations import CitationChecker
 from desktop_rag.llm.rewrite import needs_rewrite, standalone_query
+from desktop_rag.llm.windows import tightened
 from desktop_rag.progress import CancelToken
 from desktop_rag.routes.base import RouteRequest, parse_route
 from desktop_rag.services.answer_timings import generation_timings, since
@@ -161,7 +162,8 @@ class AnswerService:
         budget = self.ctx.settings.retrieval.context_tokens
         packed = self.searcher.pack_context(result, budget)
         offset = len(core.passages)
-        return [dataclasses.replace(p, n=offset + i + 1) for i, p in enumerate(packed)]
+        numbered = [dataclasses.replace(p, n=offset + i + 1) for i, p in enumerate(packed)]
+        return tightened(query, numbered, self.ctx.settings.retrieval.passage_sentences)
 
     def _core_wins(self, query: str, core: CoreContext, result: SearchResult) -> bool:
         """Routing: the best core chunk is closer to the query than the best library chunk."""
