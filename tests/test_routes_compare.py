@@ -108,3 +108,12 @@ def test_the_documents_a_user_chose_are_compared_through_real_pdfs(
     per_side = {Path(p.chunk.path).name for p in answer.passages}
     assert per_side == {"globex.pdf", "initech.pdf"}
     assert answer.route.details["sides_cited"] == 2
+
+
+@pytest.mark.gui
+def test_the_chat_says_what_was_compared_and_how_many_sides_are_cited(fake_context: Any) -> None:
+    from desktop_rag.gui.chat_pane import turn_from_answer
+
+    services, _ = _services(fake_context, "In 2019 it was 4,180 [1]; in 2021, 5,020 [3].")
+    note = turn_from_answer(services.ask("Compare Acme revenue in 2019 and 2021")).focus
+    assert note.startswith("Compared 2019, 2021 (years)") and "cites 2 of 2" in note

@@ -36,10 +36,12 @@ def turn_from_answer(answer: Answer, note: str = "") -> TurnView:
 
 
 def _notes(answer: Answer) -> str:
-    """The lines under an answer: the document searched first, a second look that answered."""
+    """The lines under an answer: the document searched first, the sides of a comparison, a
+    second look that answered."""
     focus = answer.focus.describe() if answer.focus else ""
+    compared = answer.route.reason.capitalize() if answer.route.handled_by == "compare" else ""
     look = answer.second_look.describe() if answer.second_look else ""
-    return ". ".join(text for text in (focus, look) if text)
+    return ". ".join(text for text in (focus, compared, look) if text)
 
 
 class QuestionBox(QPlainTextEdit):
