@@ -1,6 +1,7 @@
 """The "Summarize" actions of the window (library context menu, viewer) against the fake
 facade: they scope the chat to the document and ask for its summary on the summary route,
-forced (a question typed in the chat leaves the route to the router); the summary's closing lines are shown small, their citations linked."""
+forced (a question typed in the chat leaves the route to the router); the summary's closing
+lines are shown small, their citations linked."""
 
 from __future__ import annotations
 

@@ -59,6 +59,10 @@ def _register_answers(kinds: Any) -> None:
         help="only questions whose evidence is in these, comma-separated: "
         "text, table, layout, chart, figure, none (unanswerable); default all",
     )  # fmt: skip
+    answers.add_argument(
+        "--route", choices=("lookup", "summary", "exhaustive", "compare"), default=None,
+        help="answer every question by this route (default: the router chooses)",
+    )  # fmt: skip
     answers.set_defaults(func=run_answers)
 
 
@@ -144,7 +148,7 @@ def run_answers(args: argparse.Namespace) -> int:
 
     path = _records_path(args)
     with jsonl_records(path) as write, open_services(args) as services:
-        options = AnswerEvalOptions(args.limit, args.scope, write, args.sources)
+        options = AnswerEvalOptions(args.limit, args.scope, write, args.sources, args.route)
         report = services.eval_answers(
             args.questions, args.docs, answers_progress, _workdir(args), options
         )

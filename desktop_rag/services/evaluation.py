@@ -97,6 +97,7 @@ class AnswerEvalOptions:
     scope: str = DOCUMENT  # each question asked of its own document, or of the whole library
     on_record: Callable[[dict[str, Any]], None] = field(default=lambda _record: None)
     sources: tuple[str, ...] = ()  # only questions with one of these evidence sources (all: ())
+    route: str | None = None  # every question by this route (None: the router chooses)
 
 
 def _answer_sources(docs_dir: Path, items: Sequence[AnswerQuestion], scope: str) -> list[Path]:
@@ -121,7 +122,7 @@ def _answer_runs(
     for n, q in enumerate(items, start=1):
         own = DocScope(only=frozenset({by_name.get(q.base.doc, "")}))
         scope = own if opts.scope == DOCUMENT else EVERYWHERE
-        answer = lib.answers.ask(q.base.question, scope=scope)
+        answer = lib.answers.ask(q.base.question, scope=scope, route=opts.route)
         records.append(answer_eval.record(q, answer))
         opts.on_record(records[-1])
         accuracy = f"accuracy {answer_eval.running_accuracy(records):.2f}"
