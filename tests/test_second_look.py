@@ -53,6 +53,12 @@ def test_a_quote_of_a_shown_line_gives_the_answer_with_its_citation() -> None:
     assert reading.answer == "42 litres per minute [3]."
 
 
+def test_the_questions_own_numbers_are_no_new_claim() -> None:
+    reply = "Quote: Its rated flow is 42 litres per minute\nAnswer: In 2011 it was 42 litres."
+    reading = sl.read_reply(reply, _lines(), "What was the pump's rated flow in 2011?")
+    assert reading.outcome == "answered"
+
+
 def test_an_echo_of_the_instructions_is_not_part_of_the_quote() -> None:
     reply = "Quote: Its rated flow is 42 litres per minute copied exactly\nAnswer: 42 litres [7]"
     reading = sl.read_reply(reply, _lines(), "What is the rated flow of the pump?")

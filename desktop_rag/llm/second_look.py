@@ -149,7 +149,7 @@ def read_reply(reply: str, lines: Sequence[Line], question: str) -> Reading:
     if line is None:
         return Reading(None, quote, outcome="quote_not_shown")
     stated = Claim(_MARKER.sub("", answer))
-    if stated.numbers - Claim(line.text).numbers:
+    if stated.numbers - Claim(line.text).numbers - Claim(question).numbers:
         return Reading(None, quote, line, "number_not_in_line")
     if _novel_share(stated, question, line) < NOVEL_IN_LINE:
         return Reading(None, quote, line, "words_not_in_line")
