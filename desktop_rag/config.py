@@ -53,7 +53,7 @@ class LLMSettings:
     batch_size: int = 512
     max_tokens: int = 512
     temperature: float = 0.0
-    second_look: bool = True  # a refusal is checked once more against the closest lines
+    second_look: bool = False  # a refusal checked once more against the closest lines (README)
 
 
 @dataclass(frozen=True, slots=True)

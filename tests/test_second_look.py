@@ -103,7 +103,8 @@ class TwoLooks(FakeChatEngine):
         return super().generate(messages, max_tokens, on_token, cancel)
 
 
-def _ask(ctx: Any, second: str) -> tuple[Any, str, list[AnswerStage]]:
+def _ask(ctx: Any, second: str, on: bool = True) -> tuple[Any, str, list[AnswerStage]]:
+    ctx.update_settings({"llm.second_look": on})
     ctx.provide(engine=TwoLooks(second))
     add_document(ctx, "/lib/pump.pdf", "Pump manual", [FILLER, PUMP])
     streamed: list[str] = []
@@ -138,10 +139,10 @@ def test_a_second_refusal_confirms_the_first_and_it_is_streamed(fake_context: An
     assert answer.second_look.describe() == ""
 
 
-def test_the_setting_turns_the_second_look_off(fake_context: Any) -> None:
-    ctx = fake_context
-    ctx.update_settings({"llm.second_look": False})
-    answer, streamed, _ = _ask(ctx, "Quote: Its rated flow is 42 litres\nAnswer: 42 litres.")
+def test_the_second_look_is_off_unless_turned_on(fake_context: Any) -> None:
+    assert not fake_context.settings.llm.second_look  # the default (see the README's figures)
+    reply = "Quote: Its rated flow is 42 litres\nAnswer: 42 litres."
+    answer, streamed, _ = _ask(fake_context, reply, on=False)
     assert answer.refused and answer.second_look is None
     assert streamed.strip() == prompts.NOT_FOUND
 
