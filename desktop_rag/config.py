@@ -19,6 +19,7 @@ Fusion = Literal["zscore", "rrf"]
 OcrMode = Literal["auto", "off"]
 TableMode = Literal["auto", "off"]
 SearchMode = Literal["hybrid", "dense", "bm25"]
+RepackChoice = Literal["auto", "on", "off"]
 StoreMode = Literal["embedded", "server"]
 LlmBackend = Literal["local", "server"]
 PROFILES: tuple[Profile, ...] = get_args(Profile)
@@ -29,6 +30,7 @@ TABLE_MODES: tuple[TableMode, ...] = get_args(TableMode)
 SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 STORE_MODES: tuple[StoreMode, ...] = get_args(StoreMode)
 LLM_BACKENDS: tuple[LlmBackend, ...] = get_args(LlmBackend)
+REPACK_CHOICES: tuple[RepackChoice, ...] = get_args(RepackChoice)
 T = TypeVar("T")
 
 
@@ -53,6 +55,7 @@ class LLMSettings:
     batch_size: int = 512
     max_tokens: int = 512
     temperature: float = 0.0
+    repack_weights: RepackChoice = "auto"  # llama.cpp's repacked CPU kernels (README: when)
     second_look: bool = False  # a refusal checked once more against the closest lines (README)
 
 
@@ -109,6 +112,7 @@ class Settings:
 
     def validate(self) -> Settings:
         _check_choice("profile", self.profile, PROFILES)
+        _check_choice("llm.repack_weights", self.llm.repack_weights, REPACK_CHOICES)
         _check_choice("retrieval.reranker", self.retrieval.reranker, RERANKERS)
         _check_choice("retrieval.fusion", self.retrieval.fusion, FUSIONS)
         _check_choice("store.mode", self.store.mode, STORE_MODES)

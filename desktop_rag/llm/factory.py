@@ -11,6 +11,7 @@ from pathlib import Path
 from desktop_rag.compute import ComputeThread
 from desktop_rag.config import LLMSettings, Settings
 from desktop_rag.llm.llama_adapter import EngineOptions, LlamaEngine, gpu_offload_supported
+from desktop_rag.llm.llama_loading import repack_helps
 from desktop_rag.llm.server_engine import load_server_engine
 from desktop_rag.llm.worker import EngineWorker
 from desktop_rag.models import ModelRegistry
@@ -41,6 +42,7 @@ def engine_options(model_path: Path, llm: LLMSettings) -> EngineOptions:
         threads=resolve_threads(llm.threads),
         batch_size=llm.batch_size,
         temperature=llm.temperature,
+        repack=repack_helps(llm.repack_weights),
     )
 
 
