@@ -43,6 +43,9 @@ def test_numbers_read_thousands_decimals_signs_scales_and_words() -> None:
     assert values == [(1234.0, None), (2.0, None), (12.5, None), (3.2, 3.2e6), (-4.0, None)]
     assert [n.value for n in numbers("2015-2016, P-15, version 3.6.8")] == [2015, 2016, 15, 3.6]
     assert numbers("12.50")[0].decimals == 2 and numbers("7")[0].decimals == 0
+    # a minus standing apart subtracts: "13,117 - 18,214" names 18,214, not -18,214
+    assert [n.value for n in numbers("13,117 - 18,214 = -5,097, -$3.5")] == [
+        13117.0, 18214.0, -5097.0, -3.5]  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ MAX_NUMBERS = 8  # of an answer's numbers, the first this many may match the gol
 
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[,;\-–]\s*\d+)*\s*\]")
 _NUMBER = re.compile(
-    r"(?<![\w.])(?P<sign>[-−]?)[$€£¥]?\s?"
+    r"(?<![\w.])(?P<sign>[-−](?=[$€£¥]?\d))?[$€£¥]?\s?"  # "13,117 - 18,214": no sign
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"(?:\s*(?P<unit>%|per\s?cent\b|thousand\b|million\b|billion\b|trillion\b|bn\b|[kmb]\b))?",
     re.IGNORECASE,
