@@ -131,6 +131,7 @@ def record(q: AnswerQuestion, answer: Answer) -> dict[str, Any]:
         ],
         "timings": dict(answer.timings),
         "second_look": answer.second_look.to_record() if answer.second_look else None,
+        "route": answer.route.to_record(),
     }
 
 
