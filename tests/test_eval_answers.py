@@ -337,6 +337,10 @@ def test_scripted_answers_give_exact_figures(
     assert first["citations"] and first["citations"][0]["path"].endswith("alpha.pdf")
     assert records[4]["refused"] and records[4]["gold_page_given"] is False
     assert records[5]["gold_page_given"] is None
+    assert first["route"]["handled_by"] == "lookup" and first["second_look"] is None
+    assert report["second_look"] == {"first_refusals": 0, "answered": 0, "answered_right": 0,
+                                     "unanswerable_answered": 0}  # off by default  # fmt: skip
+    assert report["prompt_tokens_p50"] is not None
 
 
 def test_scripted_answers_for_humans_with_a_limit(
