@@ -117,3 +117,14 @@ def test_the_chat_says_what_was_compared_and_how_many_sides_are_cited(fake_conte
     services, _ = _services(fake_context, "In 2019 it was 4,180 [1]; in 2021, 5,020 [3].")
     note = turn_from_answer(services.ask("Compare Acme revenue in 2019 and 2021")).focus
     assert note.startswith("Compared 2019, 2021 (years)") and "cites 2 of 2" in note
+
+
+def test_a_comparison_asks_for_each_sides_figure_not_for_a_formula(fake_context: Any) -> None:
+    from desktop_rag.services.answer_rules import formula_shape
+
+    services, engine = _services(fake_context, "It was 4,180 [1] and 5,020 [3].")
+    services.ask("Compare Acme revenue in 2019 and 2021")
+    assert "Calculation:" not in engine.prompts[-1][1].content
+    asked = "Compare how much revenue changed from 2019 to 2021"
+    assert formula_shape(asked, asked, compared=True) is not None  # a change is still asked for
+    assert formula_shape("Compare revenue", "Compare revenue", compared=False) is not None

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from typing import Any
 
 import numpy as np
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.computed import CheckedCalculation
 from desktop_rag.domain import (
     EVERYWHERE,
     Answer,
@@ -20,7 +19,6 @@ from desktop_rag.domain import (
     SecondLook,
 )
 from desktop_rag.llm import prompts
-from desktop_rag.llm.calc_questions import calculation_shape
 from desktop_rag.llm.calc_support import unsupported
 from desktop_rag.llm.calculations import check_calculations
 from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
@@ -29,6 +27,7 @@ from desktop_rag.llm.rewrite import needs_rewrite, standalone_query
 from desktop_rag.llm.windows import tightened
 from desktop_rag.progress import CancelToken
 from desktop_rag.routes.base import RouteRequest, parse_route
+from desktop_rag.services.answer_rules import answer_refused, formula_shape
 from desktop_rag.services.answer_timings import generation_timings, since
 from desktop_rag.services.core import CoreContext, CoreService
 from desktop_rag.services.generation import AnswerGeneration
@@ -144,7 +143,8 @@ class AnswerService:
         timings = {"retrieve_ms": since(request.started), "rerank_ms": 0.0}
         none = CoreContext(frozenset(), (), prompts.system_message(()), {})
         answer = self._answer(request.question, request.query, request.chat_id, none, passages,
-                              result, timings, stages, request.cancel, request.started, note)
+                              result, timings, stages, request.cancel, request.started, note,
+                              compared=True)
         return dataclasses.replace(answer, route=request.info)
 
     def _standalone(self, chat_id: str, question: str, cancel: CancelToken | None) -> str:
@@ -188,8 +188,9 @@ class AnswerService:
         cancel: CancelToken | None,
         start: float,
         note: str = "",
+        compared: bool = False,
     ) -> Answer:
-        shape = calculation_shape(question) or calculation_shape(query)
+        shape = formula_shape(question, query, compared)
         messages = prompts.build_messages(core.passages, passages, query, shape, note)
         gen_start, stages = time.perf_counter(), reporter_of(on_token)
         every = [*core.passages, *passages]
@@ -210,7 +211,7 @@ class AnswerService:
             tuple(checker.citations(sentences, every)),
             tuple(every),
             tuple(unsupported(sentences, calculations, every)),  # less what calculations back
-            _refused(text, calculations),
+            answer_refused(text, calculations),
             result.reranker,
             self.ctx.engine.gpu_offload,
             timings,
@@ -227,7 +228,7 @@ class AnswerService:
         cancel: CancelToken | None,
     ) -> tuple[str, SecondLook | None]:
         """The answer after a second look when the model refused (the refusal otherwise)."""
-        refused = _refused(text, check_calculations(text, passages, query))
+        refused = answer_refused(text, check_calculations(text, passages, query))
         if not (refused and self._looker.enabled and passages):
             stages.release()
             return text, None
@@ -271,12 +272,6 @@ class AnswerService:
             self.ctx.engine.gpu_offload,
             timings,
         )
-
-
-def _refused(text: str, calculations: Sequence[CheckedCalculation]) -> bool:
-    """A refusal, unless a checked calculation answers (the model may add that the sources do
-    not hold the result itself)."""
-    return prompts.is_not_found(text) and not any(c.checked for c in calculations)
 
 
 def _refuse_unasked(result: SearchResult, scope: DocScope, has_core: bool) -> bool:
