@@ -95,6 +95,8 @@ def test_rewrite_keeps_standalone_questions_and_falls_back_on_bad_rewrites() -> 
     assert standalone_query(engine, history, long_question) == long_question
     query = standalone_query(engine, history, "and in 2019?")
     assert "2019" in query and "revenue" in query
+    compared = "Compare the revenue of Quillfeather Books in 2019 and 2021."  # no follow-up
+    assert standalone_query(engine, history, compared) == compared
     good = FakeChatEngine("What was the steel revenue in 2019?")
     assert standalone_query(good, history, "and in 2019?") == "What was the steel revenue in 2019?"
 

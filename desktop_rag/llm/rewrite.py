@@ -18,9 +18,9 @@ REWRITE_INSTRUCTIONS = (
 )
 _REFERS_BACK = re.compile(
     r"\b(it|its|they|them|their|this|that|these|those|he|she|him|her|there|then|the same|"
-    r"what about|how about|and|also|else|more|why|which one)\b",
+    r"what about|how about|also|else|more|why|which one)\b|^\W*(and|or|but)\b",
     re.IGNORECASE,
-)
+)  # "and" only opening a question ("and in 2019?"): "in 2019 and 2021" is no reference back
 MAX_REWRITE_TOKENS = 48
 
 
