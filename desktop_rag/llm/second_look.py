@@ -11,9 +11,7 @@ the refusal stands. A refusal is final only after both looks.
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,6 +21,7 @@ from desktop_rag.domain import Passage
 from desktop_rag.llm.alignment import Unit, units
 from desktop_rag.llm.claims import Claim, stem
 from desktop_rag.llm.prompts import neutralise
+from desktop_rag.llm.windows import question_term_weights
 from desktop_rag.protocols import ChatMessage, Embedder
 
 MAX_LINES = 8
@@ -91,15 +90,12 @@ def best_lines(question: str, passages: Sequence[Passage], embedder: Embedder | 
 def _lexical_scores(question: str, pool: Sequence[Unit]) -> list[float]:
     """The share of the question's content words (and numbers) a line has, rare words weighing
     more (their inverse frequency among the lines)."""
-    asked = Claim(question)
-    terms = asked.content | asked.numbers
-    if not terms:
+    weight = question_term_weights(question, [u.text for u in pool])
+    total = sum(weight.values())
+    if not total:
         return [0.0] * len(pool)
     vocab = [Claim(u.text).vocabulary for u in pool]
-    df = Counter(t for v in vocab for t in terms & v)
-    weight = {t: math.log(1 + (len(pool) + 1) / (df[t] + 0.5)) for t in terms}
-    total = sum(weight.values())
-    return [sum(weight[t] for t in terms & v) / total for v in vocab]
+    return [sum(w for t, w in weight.items() if t in v) / total for v in vocab]
 
 
 def _dense_scores(question: str, pool: Sequence[Unit], embedder: Embedder | None) -> list[float]:

@@ -27,12 +27,12 @@ def tightened(question: str, passages: Sequence[Passage], keep: int) -> list[Pas
     if keep <= 0:
         return list(passages)
     spans = [sentence_spans(p.text) for p in passages]
-    weights = _term_weights(question, [p.text[a:b] for p, s in zip(passages, spans, strict=True)
-                                       for a, b in s])  # fmt: skip
+    sentences = [p.text[a:b] for p, s in zip(passages, spans, strict=True) for a, b in s]
+    weights = question_term_weights(question, sentences)
     return [_tight(p, s, weights, keep) for p, s in zip(passages, spans, strict=True)]
 
 
-def _term_weights(question: str, sentences: Sequence[str]) -> dict[str, float]:
+def question_term_weights(question: str, sentences: Sequence[str]) -> dict[str, float]:
     """The question's words and numbers, the rarer among the sentences the heavier."""
     asked = Claim(question)
     terms = asked.content | asked.numbers
