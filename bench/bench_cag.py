@@ -23,8 +23,8 @@ from desktop_rag.domain import Chunk, DocKind, Passage
 from desktop_rag.ingest.loaders import load
 from desktop_rag.llm import prompts
 from desktop_rag.llm.core_cache import CoreCacheFiles, restore, split_prompt
-from desktop_rag.llm.factory import engine_options
 from desktop_rag.llm.llama_adapter import LlamaEngine
+from desktop_rag.llm.llama_loading import engine_options
 from desktop_rag.models import ModelRegistry
 from desktop_rag.paths import resolve_paths
 from desktop_rag.protocols import ChatMessage

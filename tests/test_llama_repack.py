@@ -10,8 +10,7 @@ import pytest
 
 from desktop_rag.config import Settings
 from desktop_rag.errors import ConfigError
-from desktop_rag.llm.factory import engine_options
-from desktop_rag.llm.llama_loading import repack_helps
+from desktop_rag.llm.llama_loading import engine_options, repack_helps
 
 AVX2 = "flags\t\t: fpu vme sse sse2 avx avx2 fma\n"
 AVX512 = "flags\t\t: fpu vme sse sse2 avx avx2 avx512f avx512bw\n"

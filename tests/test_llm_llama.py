@@ -6,8 +6,8 @@ import threading
 import time
 from typing import Any
 
-from desktop_rag.llm.factory import resolve_gpu_layers
 from desktop_rag.llm.llama_adapter import gpu_offload_supported, library_version
+from desktop_rag.llm.llama_loading import resolve_gpu_layers
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatMessage
 

@@ -18,8 +18,8 @@ from typing import Any
 from bench import bench_cag
 from desktop_rag.config import Settings
 from desktop_rag.domain import Passage
-from desktop_rag.llm.factory import resolve_gpu_layers
 from desktop_rag.llm.llama_adapter import LlamaEngine, gpu_offload_supported
+from desktop_rag.llm.llama_loading import resolve_gpu_layers
 from desktop_rag.models import ModelRegistry
 
 

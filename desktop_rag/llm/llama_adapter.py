@@ -20,6 +20,7 @@ from desktop_rag.errors import CancelledError, LLMError
 from desktop_rag.llm.generation import StreamingRun
 from desktop_rag.llm.llama_loading import (
     EngineOptions,
+    ModelLoad,
     chat_formatter,
     chat_template,
     gpu_offload_supported,
@@ -65,7 +66,8 @@ class _AbortHook:
 class LlamaEngine:
     """A llama.cpp chat model; greedy by default. One thread must own each instance."""
 
-    def __init__(self, options: EngineOptions) -> None:
+    def __init__(self, options: EngineOptions, loading: ModelLoad | None = None) -> None:
+        """`loading`: the model file's load for `options`, begun earlier (`begin_load`)."""
         if not options.model_path.is_file():
             raise LLMError(
                 f"Chat model {options.model_path} does not exist", "check models.chat_model"
@@ -74,7 +76,7 @@ class LlamaEngine:
         self.name = options.model_path.name
         self.gpu_offload = options.gpu_layers != 0 and gpu_offload_supported()
         self.context_size = options.context_size
-        self._llm = load_model(options)
+        self._llm = loading.result() if loading is not None else load_model(options)
         self._vocab = self._llm._model.vocab
         self._abort = _AbortHook(self._llm.ctx)
         self._template = chat_template(self._llm)

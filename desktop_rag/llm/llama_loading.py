@@ -1,5 +1,9 @@
 """The only module that imports llama_cpp: loading a GGUF model (with the work-arounds its
-kernels need) and the build's capabilities, for `llama_adapter.LlamaEngine`."""
+kernels need) and the build's capabilities, for `llama_adapter.LlamaEngine`.
+
+It imports nothing heavy itself, so a cold command can begin mapping the model file
+(`begin_load`) before the rest of the engine's modules are even imported: the load runs in
+llama.cpp's C code, which lets the imports go on meanwhile."""
 
 from __future__ import annotations
 
@@ -8,11 +12,14 @@ import importlib.util
 import logging
 import os
 import platform
+import threading
 from collections.abc import Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.config import LLMSettings
 from desktop_rag.errors import LLMError
 
 log = logging.getLogger(__name__)
@@ -73,6 +80,59 @@ class EngineOptions:
     kv_type: str = "f16"  # llama.cpp's default K and V cache type
     repack: bool = True  # llama.cpp's extra buffer types: weights repacked for its CPU kernels
 
+
+def resolve_gpu_layers(value: str, supported: bool) -> int:
+    """auto: all layers (-1) when the build can offload, else 0 (CPU); N: N layers."""
+    if value == "auto":
+        return -1 if supported else 0
+    layers = int(value)
+    if layers != 0 and not supported:
+        log.warning("llm.gpu_layers = %s but this llama.cpp build has no GPU offload", value)
+    return layers
+
+
+def resolve_threads(threads: int) -> int:
+    return threads if threads > 0 else max(1, os.cpu_count() or 1)
+
+
+def engine_options(model_path: Path, llm: LLMSettings) -> EngineOptions:
+    return EngineOptions(
+        model_path=model_path,
+        gpu_layers=resolve_gpu_layers(llm.gpu_layers, gpu_offload_supported()),
+        context_size=llm.context_size,
+        threads=resolve_threads(llm.threads),
+        batch_size=llm.batch_size,
+        temperature=llm.temperature,
+        repack=repack_helps(llm.repack_weights),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ModelLoad:
+    """A model file being loaded on a thread of its own (`begin_load`), for these options."""
+
+    options: EngineOptions
+    future: Future[Any]
+
+    def result(self) -> Any:
+        """The loaded `Llama`, once it is; a failed load raises its LLMError here."""
+        return self.future.result()
+
+
+def begin_load(options: EngineOptions) -> ModelLoad:
+    """Starts `load_model(options)` at once on a daemon thread. Measured on a cold `ask`: the
+    load began 0.6-0.7 s after the process started when it waited for the engine's modules
+    to import, because they import numpy, the domain and the server client first."""
+    future: Future[Any] = Future()
+
+    def load() -> None:
+        try:
+            future.set_result(load_model(options))
+        except BaseException as exc:  # handed to whoever waits for the model
+            future.set_exception(exc)
+
+    threading.Thread(target=load, name="model-load", daemon=True).start()
+    return ModelLoad(options, future)
 
 
 def amx_kernels_active() -> bool:

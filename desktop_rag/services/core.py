@@ -205,8 +205,7 @@ class CoreService:
         return self._identity()
 
     def _identity(self) -> dict[str, Any]:
-        from desktop_rag.llm.factory import resolve_gpu_layers
-        from desktop_rag.llm.llama_loading import gpu_offload_supported
+        from desktop_rag.llm.llama_loading import gpu_offload_supported, resolve_gpu_layers
 
         llm = self.ctx.settings.llm
         if self._server_backend():  # never assemble the local model for a server
