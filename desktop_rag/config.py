@@ -20,6 +20,7 @@ OcrMode = Literal["auto", "off"]
 TableMode = Literal["auto", "off"]
 SearchMode = Literal["hybrid", "dense", "bm25"]
 RepackChoice = Literal["auto", "on", "off"]
+SummaryMap = Literal["sentences", "model"]
 StoreMode = Literal["embedded", "server"]
 LlmBackend = Literal["local", "server"]
 PROFILES: tuple[Profile, ...] = get_args(Profile)
@@ -31,6 +32,7 @@ SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 STORE_MODES: tuple[StoreMode, ...] = get_args(StoreMode)
 LLM_BACKENDS: tuple[LlmBackend, ...] = get_args(LlmBackend)
 REPACK_CHOICES: tuple[RepackChoice, ...] = get_args(RepackChoice)
+SUMMARY_MAPS: tuple[SummaryMap, ...] = get_args(SummaryMap)
 T = TypeVar("T")
 
 
@@ -57,6 +59,7 @@ class LLMSettings:
     temperature: float = 0.0
     repack_weights: RepackChoice = "auto"  # llama.cpp's repacked CPU kernels (README: when)
     second_look: bool = False  # a refusal checked once more against the closest lines (README)
+    summary_map: SummaryMap = "sentences"  # a long summary's sections: key sentences, or "model"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +116,7 @@ class Settings:
     def validate(self) -> Settings:
         _check_choice("profile", self.profile, PROFILES)
         _check_choice("llm.repack_weights", self.llm.repack_weights, REPACK_CHOICES)
+        _check_choice("llm.summary_map", self.llm.summary_map, SUMMARY_MAPS)
         _check_choice("retrieval.reranker", self.retrieval.reranker, RERANKERS)
         _check_choice("retrieval.fusion", self.retrieval.fusion, FUSIONS)
         _check_choice("store.mode", self.store.mode, STORE_MODES)

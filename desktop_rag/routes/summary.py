@@ -6,8 +6,11 @@ from the catalog in reading order. When the text fits the model's context it is 
 cut into sections only so that each sentence can cite its section and pages; when it does not,
 each section (headings where the document has them, else page ranges filling the context) is
 summarised alone and the summary is written from the section summaries, in reading order
-(map-reduce). Section summaries are kept (routes/summary_store), so a second summary of the
-same document reads none of it again. With no document in scope, lookup answers.
+(map-reduce). By default that map step is the document's key sentences (routes/key_sentences:
+picked without the model, in about a second, under sections of citation size); with
+`llm.summary_map = "model"` it is the model's summary of each section, kept
+(routes/summary_store), so a second summary of the same document reads none of it again.
+Final summaries are kept either way. With no document in scope, lookup answers.
 """
 
 from __future__ import annotations
@@ -18,14 +21,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from desktop_rag.domain import Answer, Chunk, DocScope, Document, PageRefs
+from desktop_rag.domain import Answer, AnswerStage, Chunk, DocScope, Document, PageRefs, Stage
 from desktop_rag.llm.citations import CitationChecker
 from desktop_rag.locate import sentence_spans
 from desktop_rag.progress import ProgressCallback, no_progress
-from desktop_rag.protocols import ChatEngine, ChatMessage
+from desktop_rag.protocols import ChatEngine, ChatMessage, Embedder
 from desktop_rag.retrieval.pages import page_references
 from desktop_rag.routed import RouteName
 from desktop_rag.routes.base import Route, RouteRequest
+from desktop_rag.routes.key_sentences import key_sentences, sentence_count
 from desktop_rag.routes.scope import named_documents
 from desktop_rag.routes.sections import Counter, Section, sections, skipped_pages
 from desktop_rag.routes.summary_answer import Checked, Read, check_summary, footer, passages_of
@@ -61,6 +65,7 @@ class SummarySettings:
     overhead_tokens: int = 450
     cite_tokens: int = 900
     fill: float = 0.85
+    map: str = "sentences"  # a long text's map step: its key sentences, or "model" summaries
 
     @property
     def whole_budget(self) -> int:
@@ -84,6 +89,7 @@ class Parts:
     settings: Callable[[], SummarySettings]
     focus: Focus | None = None
     gpu_offload: Callable[[], bool] = lambda: False
+    embedder: Callable[[], Embedder] | None = None  # none: the model summarises each section
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +100,7 @@ class _Plan:
     pages: int
     skipped: int
     part: bool = False  # only the pages the question names
+    picked: bool = False  # the map step is the key sentences, sections are of citation size
 
 
 class SummaryRoute:
@@ -125,8 +132,9 @@ class SummaryRoute:
         form = parse_format(request.question)
         body, kept = self._summary(request, plan, form, sink, tally)
         checked = check_summary(body, plan.sections, self.parts.checker())
-        read = Read(len(plan.docs), plan.pages, 1 if plan.whole else len(plan.sections) + 1,
-                    plan.whole, tally.reused, plan.skipped, kept, plan.part)  # fmt: skip
+        passes = 1 if plan.whole or tally.picked else len(plan.sections) + 1
+        read = Read(len(plan.docs), plan.pages, passes, plan.whole, tally.reused, plan.skipped,
+                    kept, plan.part, tally.picked or None)  # fmt: skip
         tail = footer(read, plan.sections)
         sink(tail)
         return self._answer(request, plan, checked.text + tail, checked, tally, read, first)
@@ -151,13 +159,19 @@ class SummaryRoute:
         every = [c for cs in chunks.values() for c in cs]
         cut = sections(every, settings.whole_budget * 4, count)  # every kept chunk, once
         whole = sum(s.tokens for s in cut) <= settings.whole_budget
-        budget = settings.cite_tokens if whole else settings.section_budget
+        picked = not whole and self._picks()
+        budget = settings.cite_tokens if whole or picked else settings.section_budget
         out: list[Section] = []
         for doc in docs:
             out += sections(chunks[doc.doc_id], budget, count, len(out) + 1, pack=not whole)
         pages = sum(d.pages for d in docs) if not named else len({p for c in every
                                                                     for p in c.pages})
-        return _Plan(list(docs), out, whole, pages, skipped_pages(every, out), bool(named))
+        return _Plan(list(docs), out, whole, pages, skipped_pages(every, out), bool(named),
+                     picked)  # fmt: skip
+
+    def _picks(self) -> bool:
+        """Whether a text too long to read whole starts from its key sentences."""
+        return self.parts.embedder is not None and self.parts.settings().map == "sentences"
 
     def _summary(
         self, request: RouteRequest, plan: _Plan, form: Format, sink: Callable[[str], None],
@@ -174,6 +188,8 @@ class SummaryRoute:
                         self.progress, request.cancel)  # fmt: skip
         if plan.whole:
             parts = [(s, s.text) for s in plan.sections]
+        elif plan.picked and (picked := self._key_sentences(request, plan, form, tally)):
+            parts = picked
         else:
             titles = {d.doc_id: d.title for d in plan.docs}
             shas = {d.doc_id: d.sha256 for d in plan.docs}
@@ -186,6 +202,20 @@ class SummaryRoute:
         if not (request.cancel is not None and request.cancel.cancelled):
             self.parts.store.put_final(key, who, text)
         return text, False
+
+    def _key_sentences(
+        self, request: RouteRequest, plan: _Plan, form: Format, tally: Tally
+    ) -> list[tuple[Section, str]]:
+        """The sections that hold a key sentence, each with its key sentences, a line each
+        (none when the text has no sentence of prose: then the model reads every section)."""
+        if request.on_stage is not None:
+            note = f"Picking the key sentences of {plan.pages:,} pages\u2026"
+            request.on_stage(AnswerStage(Stage.READING, (), 0, 0, 1, note))
+        embedder = self.parts.embedder
+        count = sentence_count(form.bullets or 5)
+        picked = key_sentences(plan.sections, embedder(), count) if embedder is not None else {}
+        tally.picked = sum(len(texts) for texts in picked.values())
+        return [(s, "\n".join(picked[s.n])) for s in plan.sections if s.n in picked]
 
     @staticmethod
     def _counted(
@@ -242,5 +272,6 @@ def _ms(start: float, end: float) -> float:
 def _request_key(question: str, form: Format, plan: _Plan) -> str:
     """A kept final summary's key: its sections' text, its form and the words of the request."""
     words = " ".join(question.lower().split())
-    parts = [REDUCE_VERSION, form.key, words, str(int(plan.whole)), *(s.key for s in plan.sections)]
+    parts = [REDUCE_VERSION, form.key, words, str(int(plan.whole)), f"picked{int(plan.picked)}",
+             *(s.key for s in plan.sections)]  # fmt: skip
     return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()

@@ -76,6 +76,7 @@ class Read:
     skipped_pages: int = 0
     final_reused: bool = False
     part: bool = False  # only the pages the question named
+    picked: int | None = None  # the key sentences the summary was written from
 
 
 def reading_line(read: Read) -> str:
@@ -84,6 +85,8 @@ def reading_line(read: Read) -> str:
     what = "the pages asked for" if read.part else what
     passes = "1 pass" if read.passes == 1 else f"{read.passes} passes"
     how = "" if read.whole else ", section by section"
+    if read.picked is not None:
+        how = f" over its {read.picked} key sentences"
     notes = []
     if read.final_reused:
         notes.append("this summary was kept from the last time")

@@ -44,6 +44,7 @@ class Tally:
     read: int = 0
     reused: int = 0
     ms: list[float] = field(default_factory=list)
+    picked: int = 0  # key sentences the final pass was given (routes/key_sentences)
 
     def add(self, generation: Generation, ms: float) -> None:
         self.calls += 1

@@ -91,7 +91,8 @@ def model_identity(ctx: AppContext) -> Identity:
 def summary_settings(ctx: AppContext) -> SummarySettings:
     """The budgets of a summary: the loaded model's context, else the configured one."""
     size = ctx.engine.context_size if ctx.loaded("engine") else ctx.settings.llm.context_size
-    return SummarySettings(context_tokens=size, answer_tokens=ctx.settings.llm.max_tokens)
+    llm = ctx.settings.llm
+    return SummarySettings(context_tokens=size, answer_tokens=llm.max_tokens, map=llm.summary_map)
 
 
 def summary_route(
@@ -113,7 +114,7 @@ def summary_route(
         SummaryStore(ctx.paths.data_dir / SUMMARIES_DB), lambda: model_identity(ctx),
         ctx.token_counter.count, lambda: CitationChecker(ctx.embedder),
         lambda: summary_settings(ctx), focus,
-        lambda: ctx.loaded("engine") and bool(ctx.engine.gpu_offload),
+        lambda: ctx.loaded("engine") and bool(ctx.engine.gpu_offload), lambda: ctx.embedder,
     )  # fmt: skip
     return SummaryRoute(parts, fallback, **kw)
 
