@@ -5,6 +5,7 @@ citation size, says what it read, and falls back to the model's section summarie
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,10 @@ def test_a_long_paper_is_summarised_from_its_key_sentences_in_one_pass(tmp_path:
     assert details["passes"] == 1 and details["whole"] == 0 and details["model_calls"] == 1
     assert "1 pass over its 12 key sentences." in answer.answer
     assert {c.n for c in answer.citations} >= {numbers[0], numbers[-1]}  # first and last part
+    listed = re.findall(r"\[(\d+)\]", answer.answer.split("Sections: ")[1])
+    assert {int(n) for n in listed} == {c.n for c in answer.citations}  # the cited ones only
+    again = route(tmp_path, lib, engine).answer(request("Summarize the long paper in 5 bullets."))
+    assert "1 pass over its key sentences (this summary was kept" in again.answer
 
 
 def test_the_model_map_is_kept_as_a_setting_and_as_the_fallback(tmp_path: Path) -> None:
@@ -130,3 +135,17 @@ def test_the_model_map_is_kept_as_a_setting_and_as_the_fallback(tmp_path: Path) 
     fallback = SummaryEngine()
     route(tmp_path / "n", numbers, fallback).answer(request("Summarize the tables."))
     assert "map" in fallback.kinds  # no sentence of prose to pick: the model reads each part
+
+
+def test_a_kept_summary_is_not_reused_once_the_picking_changed(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    import desktop_rag.routes.summary as summary_module
+
+    lib = Library()
+    lib.add("Long paper", long_paper(16))
+    engine = SummaryEngine(bullets=5)
+    route(tmp_path, lib, engine).answer(request("Summarize the long paper in 5 bullets."))
+    monkeypatch.setattr(summary_module, "PICKER_VERSION", "key-sentences-test")
+    again = route(tmp_path, lib, engine).answer(request("Summarize the long paper in 5 bullets."))
+    assert again.route.details["final_reused"] == 0 and engine.kinds == ["reduce", "reduce"]

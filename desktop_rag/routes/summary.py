@@ -29,7 +29,7 @@ from desktop_rag.protocols import ChatEngine, ChatMessage, Embedder
 from desktop_rag.retrieval.pages import page_references
 from desktop_rag.routed import RouteName
 from desktop_rag.routes.base import Route, RouteRequest
-from desktop_rag.routes.key_sentences import key_sentences, sentence_count
+from desktop_rag.routes.key_sentences import PICKER_VERSION, key_sentences, sentence_count
 from desktop_rag.routes.scope import named_documents
 from desktop_rag.routes.sections import Counter, Section, sections, skipped_pages
 from desktop_rag.routes.summary_answer import Checked, Read, check_summary, footer, passages_of
@@ -132,10 +132,11 @@ class SummaryRoute:
         form = parse_format(request.question)
         body, kept = self._summary(request, plan, form, sink, tally)
         checked = check_summary(body, plan.sections, self.parts.checker())
-        passes = 1 if plan.whole or tally.picked else len(plan.sections) + 1
+        from_picks = plan.picked and (tally.picked > 0 or kept)
+        passes = 1 if plan.whole or from_picks else len(plan.sections) + 1
         read = Read(len(plan.docs), plan.pages, passes, plan.whole, tally.reused, plan.skipped,
-                    kept, plan.part, tally.picked or None)  # fmt: skip
-        tail = footer(read, plan.sections)
+                    kept, plan.part, tally.picked if from_picks else None)  # fmt: skip
+        tail = footer(read, _listed(plan, checked))
         sink(tail)
         return self._answer(request, plan, checked.text + tail, checked, tally, read, first)
 
@@ -257,6 +258,15 @@ class SummaryRoute:
                       self.parts.gpu_offload(), timings, route=info)  # fmt: skip
 
 
+def _listed(plan: _Plan, checked: Checked) -> list[Section]:
+    """The sections the footer lists: all of them, or, when the key sentences were picked from
+    sections of citation size (a 109-page report has 128), those the summary cites."""
+    if not plan.picked:
+        return plan.sections
+    cited = {c.n for c in checked.citations}
+    return [s for s in plan.sections if s.n in cited]
+
+
 def _on(chunks: list[Chunk], named: PageRefs | None, pages: int) -> list[Chunk]:
     """The chunks on the pages named (all when none is named, or none of them exists)."""
     if not named:
@@ -272,6 +282,7 @@ def _ms(start: float, end: float) -> float:
 def _request_key(question: str, form: Format, plan: _Plan) -> str:
     """A kept final summary's key: its sections' text, its form and the words of the request."""
     words = " ".join(question.lower().split())
-    parts = [REDUCE_VERSION, form.key, words, str(int(plan.whole)), f"picked{int(plan.picked)}",
+    picker = PICKER_VERSION if plan.picked else "sections"  # what the final pass was given
+    parts = [REDUCE_VERSION, form.key, words, str(int(plan.whole)), picker,
              *(s.key for s in plan.sections)]  # fmt: skip
     return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()

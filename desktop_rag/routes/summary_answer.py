@@ -86,7 +86,7 @@ def reading_line(read: Read) -> str:
     passes = "1 pass" if read.passes == 1 else f"{read.passes} passes"
     how = "" if read.whole else ", section by section"
     if read.picked is not None:
-        how = f" over its {read.picked} key sentences"
+        how = f" over its {read.picked} key sentences" if read.picked else " over its key sentences"
     notes = []
     if read.final_reused:
         notes.append("this summary was kept from the last time")
@@ -103,4 +103,5 @@ def sections_line(parts: Sequence[Section]) -> str:
 
 
 def footer(read: Read, parts: Sequence[Section]) -> str:
-    return f"\n\n{reading_line(read)}\n{sections_line(parts)}"
+    listed = f"\n{sections_line(parts)}" if parts else ""
+    return f"\n\n{reading_line(read)}{listed}"
