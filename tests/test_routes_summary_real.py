@@ -134,3 +134,28 @@ def test_the_tiny_model_summarises_a_paper_twice_the_second_time_from_the_store(
     finally:
         ctx.release("engine")  # the session's model, closed by its fixture
         services.close()
+
+
+def test_a_paper_too_long_to_read_whole_is_summarised_from_its_key_sentences(
+    tmp_path: Path,
+) -> None:
+    """Real PDF, catalog and packaged MiniLM; a context too small for the paper whole."""
+    pdf = write_paper(tmp_path / "docs" / "gadget-routing.pdf", pages=12)
+    engine = SummaryEngine(bullets=5)
+    engine.context_size = 1536  # the summary's budgets follow the loaded model's context
+    ctx = build_context(str(tmp_path / "data"), settings=Settings(), overrides={"engine": engine})
+    services = Services(ctx)
+    try:
+        assert not services.ingest([pdf]).failed
+        answer = services.ask("Summarize this paper in five bullet points.",
+                              scope=_scope(services))  # fmt: skip
+        details = answer.route.details
+        assert details["whole"] == 0 and details["passes"] == 1 and details["sections_read"] == 0
+        assert engine.kinds == ["reduce"]  # one model pass, no section summaries
+        prompt = engine.prompts[0][-1].content
+        assert "We propose Gadget Routing, which sorts parcels by weight class" in prompt
+        assert "A. Author" not in prompt  # the references are not read
+        assert "1 pass over its 12 key sentences" in answer.answer
+        assert 1 in {c.page for c in answer.citations}
+    finally:
+        services.close()
