@@ -108,6 +108,49 @@ def prose_pdf(path: Path, columns: int) -> Path:
     return _save(doc, path)
 
 
+def continued_table_pdf(path: Path, repeat_header: bool = False, gap: float = 0.0) -> Path:
+    """Two pages: the captioned table begins at the foot of the first (header and three rows)
+    and goes on at the top of the second (two rows, under the header again when
+    `repeat_header`), then prose; `gap` moves the second part down the page."""
+    import pymupdf
+
+    doc = pymupdf.open()  # type: ignore[no-untyped-call]
+    first = _page_with_fonts(doc)
+    first.insert_textbox((LABEL_X, 50, 560, 560), PROSE * 5, fontsize=FONT)
+    first.insert_text((LABEL_X, 572), CAPTION, fontsize=11, fontname=BOLD)
+    first.insert_text((LABEL_X, 586), UNIT_LINE, fontsize=FONT, fontname=REGULAR)
+    _rows(first, 600.0, ROWS[:3], header=True)
+    second = _page_with_fonts(doc)  # a page is filled before the next is made (PyMuPDF)
+    bottom = _rows(second, 60.0 + gap, ROWS[3:], header=repeat_header)
+    second.insert_textbox((LABEL_X, bottom + 20, 560, bottom + 200), PROSE, fontsize=FONT)
+    return _save(doc, path)
+
+
+def _page_with_fonts(doc: Any) -> Any:
+    page = doc.new_page(width=612, height=792)
+    for name, font in ((REGULAR, "helv"), (BOLD, "hebo")):
+        page.insert_font(fontname=name, fontbuffer=_font(font).buffer)
+    return page
+
+
+def _rows(page: Any, top: float, rows: Any, header: bool) -> float:
+    """The header (when asked) and `rows` from `top` down; returns the bottom."""
+    y = top
+    if header:
+        for (_, x1), year in zip(COLUMNS, YEARS, strict=True):
+            _right(page, x1 - 4, y + 13, year, BOLD)
+        y += ROW
+    for label, values in rows:
+        page.insert_text((LABEL_X + 2, y + 13), label, fontsize=FONT, fontname=REGULAR)
+        for (x0, x1), value in zip(COLUMNS, values, strict=True):
+            if value.startswith("$ "):
+                page.insert_text((x0 + 4, y + 13), "$", fontsize=FONT, fontname=REGULAR)
+                value = value[2:]
+            _right(page, x1 - 4, y + 13, value, REGULAR)
+        y += ROW
+    return y
+
+
 def rotated_pdf(path: Path, source: Path, rotation: int) -> Path:
     """The source's page drawn sideways on a landscape page that /Rotate turns upright, as
     landscape statements are printed."""

@@ -34,6 +34,7 @@ from desktop_rag.ingest.page_workers import PageWorkers
 from desktop_rag.ingest.pdf_pages import open_pdf, page_text
 from desktop_rag.ingest.planner import file_sha256
 from desktop_rag.ingest.segments import Segment
+from desktop_rag.ingest.table_continuation import continued
 from desktop_rag.ingest.table_extract import read_tables
 from desktop_rag.ingest.table_model import TableBlock
 from desktop_rag.ingest.table_regions import Span, pages_with_chunks, plan_swap, spans_to_redo
@@ -145,7 +146,7 @@ class TablePass:
         Returns how many tables it put in."""
         doc = item.doc
         try:
-            found = self._found(item)
+            found = continued(self._found(item))  # a table over a page break is one table
             tally.documents, tally.pages = tally.documents + 1, tally.pages + len(item.pages)
             if not found:
                 self.steps.dequeue(doc.doc_id)
