@@ -256,9 +256,14 @@ class AppContext:
         """The model file starts loading before the engine's own modules import (they take
         0.3 s alone, more while a cold command imports the rest on its main thread)."""
         loading = self._begin_model_load()
-        from desktop_rag.llm.factory import load_engine
+        try:
+            from desktop_rag.llm.factory import load_engine
 
-        return load_engine(self.registry, self.settings, self.compute, loading)
+            return load_engine(self.registry, self.settings, self.compute, loading)
+        except BaseException:
+            if loading is not None:
+                loading.discard()  # whatever failed, the model loading meanwhile is not kept
+            raise
 
     def _begin_model_load(self) -> ModelLoad | None:
         from desktop_rag.llm.llama_loading import begin_load, engine_options

@@ -47,6 +47,11 @@ class SearchWaitingForTheLoad(TinySearch):
         return super().search(*args, **kwargs)
 
 
+def no_model_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake engine needs no model file: none is loaded ahead of it (AppContext)."""
+    monkeypatch.setattr("desktop_rag.bootstrap.AppContext._begin_model_load", lambda _self: None)
+
+
 def test_the_model_loads_on_its_own_thread_while_retrieval_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -62,6 +67,7 @@ def test_the_model_loads_on_its_own_thread_while_retrieval_runs(
 
     compute = ComputeThread("compute")
     monkeypatch.setattr("desktop_rag.llm.factory.load_engine", slow_factory)
+    no_model_file(monkeypatch)
     ctx = build_context(str(tmp_path), settings=Settings(), overrides={
         "embedder": HashEmbedder(), "vectors": InMemoryVectorIndex(),
         "token_counter": WordTokenCounter(), "compute": compute,
@@ -108,6 +114,7 @@ def test_the_cli_ask_starts_loading_the_model_before_the_services_are_built(
             super().__init__(ctx)
 
     monkeypatch.setattr("desktop_rag.llm.factory.load_engine", factory)
+    no_model_file(monkeypatch)
     monkeypatch.setattr(services_module, "Services", Recording)
     args = argparse.Namespace(data_dir=str(tmp_path), profile="tiny")
     with open_services(args, preload=("engine",)) as services:

@@ -76,3 +76,49 @@ def test_the_engine_takes_the_early_load_and_answers_the_same(tmp_path: Path) ->
         closing.close()  # type: ignore[attr-defined]
     other.result().close()
     ctx.close()
+
+
+@pytest.mark.slow
+def test_a_model_loading_on_its_thread_leaves_what_others_print_alone(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """llama-cpp-python swaps stdout and stderr for /dev/null while a model loads; a cold
+    `ask` prints its stages meanwhile, so the swap is off and llama.cpp logs to the logger."""
+    import sys
+    import time
+
+    ctx = build_context(str(tmp_path), profile="tiny")
+    llm = Settings(profile="tiny").updated({"llm.context_size": 1024}).llm
+    stdout_before = sys.stdout
+    loading = begin_load(engine_options(ctx.registry.chat_model_path(), llm))
+    for i in range(40):
+        print(f"stage line {i}", flush=True)
+        print(f"stderr line {i}", file=sys.stderr, flush=True)
+        time.sleep(0.01)
+    loading.result().close()
+    out, err = capfd.readouterr()
+    assert sys.stdout is stdout_before
+    assert all(f"stage line {i}\n" in out for i in range(40))
+    assert all(f"stderr line {i}\n" in err for i in range(40))
+    assert "llama" not in err.lower() and "token" not in err  # llama.cpp's messages: the log
+    ctx.close()
+
+
+def test_a_load_nobody_takes_is_closed_once_it_is_done() -> None:
+    from concurrent.futures import Future
+
+    class Model:
+        closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    model, future = Model(), Future[Any]()
+    loading = ModelLoad(engine_options(Path("model.gguf"), Settings().llm), future)
+    loading.discard()
+    assert not model.closed
+    future.set_result(model)
+    assert model.closed
+    failed = ModelLoad(loading.options, Future[Any]())
+    failed.discard()
+    failed.future.set_exception(LLMError("damaged"))  # nothing to close, nothing raised

@@ -29,6 +29,8 @@ def load_local_engine(
     when none is given); `loading`: the model file's load, begun already for these options."""
     options = engine_options(model_path, llm)
     begun = loading if loading is not None and loading.options == options else None
+    if loading is not None and begun is None:
+        loading.discard()  # begun for other options: not this engine's model
     return EngineWorker(lambda: LlamaEngine(options, begun), compute, load_here=True)
 
 

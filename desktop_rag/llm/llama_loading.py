@@ -8,6 +8,7 @@ llama.cpp's C code, which lets the imports go on meanwhile."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib.util
 import logging
 import os
@@ -31,7 +32,45 @@ def llama_cpp_module() -> Any:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import llama_cpp
 
+    _keep_stdio(llama_cpp)
     return llama_cpp
+
+
+class _StdioKept:
+    """Stands in for llama-cpp-python's `suppress_stdout_stderr`, which, while a model loads,
+    points the process's file descriptors 1 and 2 and `sys.stdout`/`sys.stderr` at /dev/null
+    and afterwards puts back what it saw before. A model loads on a thread of its own here
+    (while retrieval runs), so that swap swallowed what the other threads printed meanwhile (a
+    cold `ask`'s "Searching your documents…" line went missing) and could put back a stream
+    another thread had replaced since. llama.cpp's own messages go through its log callback,
+    which llama-cpp-python keeps at errors only when it is not verbose."""
+
+    def __init__(self, disable: bool = True) -> None:
+        self.disable = disable
+
+    def __enter__(self) -> _StdioKept:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+
+def _keep_stdio(module: Any) -> None:
+    """Turns the stdio swap off (_StdioKept) and sends llama.cpp's messages to this logger at
+    debug level: they were printed to stderr ("control-looking token …" on every load of the
+    default model) by llama-cpp-python's callback, which only the swap had kept quiet."""
+    for name in ("llama", "_internals", "llama_chat_format"):
+        part = getattr(module, name, None)
+        if part is not None and hasattr(part, "suppress_stdout_stderr"):
+            part.suppress_stdout_stderr = _StdioKept
+    if getattr(module, "_desktop_rag_log", None) is None:
+
+        def to_log(_level: int, text: bytes, _data: Any) -> None:
+            log.debug("llama.cpp: %s", text.decode("utf-8", errors="replace").rstrip())
+
+        callback = module.llama_log_callback(to_log)
+        module._desktop_rag_log = callback  # ctypes needs it alive as long as llama.cpp logs
+        module.llama_log_set(callback, ctypes.c_void_p(0))
 
 
 GPU_BACKENDS = ("cuda", "vulkan", "metal", "hip", "sycl", "opencl", "musa", "cann", "kompute")
@@ -117,6 +156,15 @@ class ModelLoad:
     def result(self) -> Any:
         """The loaded `Llama`, once it is; a failed load raises its LLMError here."""
         return self.future.result()
+
+    def discard(self) -> None:
+        """Nobody will take the model: it is closed as soon as it has loaded."""
+
+        def close(done: Future[Any]) -> None:
+            if done.exception() is None:
+                done.result().close()
+
+        self.future.add_done_callback(close)
 
 
 def begin_load(options: EngineOptions) -> ModelLoad:
