@@ -7,8 +7,9 @@ gives the support score and the evidence's place: its chunk, page, character spa
 
 Support = mean of (a) the share of the answer sentence's content words found in the source
 sentence and (b) their embedding similarity. A sentence is supported when that reaches the
-threshold AND the source has every number and name the sentence states and agrees with it on
-negation; a changed figure or a "not" is what similarity misses and users care about most.
+threshold AND the source has every number and name the sentence states (a name may be in its
+document's title instead) and agrees with it on negation; a changed figure or a "not" is what
+similarity misses and users care about most.
 """
 
 from __future__ import annotations
@@ -99,7 +100,8 @@ class Aligner:
 
     @staticmethod
     def _shortlist(claim: Claim, pool: Sequence[Unit]) -> list[tuple[Unit, Claim, float]]:
-        scored = [(u, c, claim.recall_in(c)) for u, c in ((u, Claim(u.text)) for u in pool)]
+        sources = ((u, Claim(u.text, u.chunk.title)) for u in pool)
+        scored = [(u, c, claim.recall_in(c)) for u, c in sources]
         scored.sort(key=lambda item: (claim.conflicts(item[1]) is not None, -item[2]))
         return scored[:CANDIDATES]
 

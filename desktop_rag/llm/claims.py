@@ -62,9 +62,12 @@ def normal_number(raw: str) -> str:
 
 @dataclass(frozen=True)
 class Claim:
-    """The comparable pieces of one sentence."""
+    """The comparable pieces of one sentence; `subject`: for a source sentence, the title of
+    its document, whose names count as the sentence's own (a table in Netflix's 10-K never
+    says "Netflix", and "Netflix's revenue was …" is still what it states)."""
 
     text: str
+    subject: str = ""
 
     @cached_property
     def tokens(self) -> list[str]:
@@ -90,6 +93,11 @@ class Claim:
         return frozenset(stem(w.lower()) for w in _names(strip_list_mark(self.text)))
 
     @cached_property
+    def subject_names(self) -> frozenset[str]:
+        """The words of the subject (title), stemmed: the names a source may leave unsaid."""
+        return frozenset(stem(w) for w in words(self.subject))
+
+    @cached_property
     def negated(self) -> bool:
         return any(w in NEGATIONS or w.endswith("n't") for w in self.tokens)
 
@@ -105,7 +113,7 @@ class Claim:
         missing = sorted(self.numbers - source.numbers)
         if missing:
             return f"number {missing[0]} is not in the source"
-        absent = sorted(self.names - source.vocabulary)
+        absent = sorted(self.names - source.vocabulary - source.subject_names)
         if absent:
             return f"name {absent[0]!r} is not in the source"
         if self.negated != source.negated:
