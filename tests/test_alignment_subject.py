@@ -37,7 +37,7 @@ def test_a_name_in_neither_the_row_nor_the_title_is_still_flagged() -> None:
     ok, why = supported("The domestic streaming revenue of Hulu in 2015 was $4,180,339 thousand.",
                         "NETFLIX 2015 10K")  # fmt: skip
     assert not ok and why is not None and "hulu" in why
-    ok, why = supported("The domestic streaming revenue of Netflix in 2015 was $4,180,999 thousand.",
+    ok, why = supported("The streaming revenue of Netflix in 2015 was $4,180,999 thousand.",
                         "NETFLIX 2015 10K")  # fmt: skip
     assert not ok and why is not None and "4180999" in why  # numbers never come from the title
 

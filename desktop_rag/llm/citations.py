@@ -34,6 +34,14 @@ _STOP_WORDS = (
 )
 _STOP = frozenset(_STOP_WORDS.split(" "))
 _HEDGES = ("do not contain", "does not contain", "not found", "i don't know", "cannot find")
+# A sentence that only points at the sources ("This can be found in the table provided in
+# source [5].") states nothing to check; flagging it taught users to ignore the marks.
+_POINTER = re.compile(
+    r"(?i)^(?:this|that|it|these|the (?:answer|information|figure|value|data))(?: \w+){0,3}? "
+    r"(?:can be |is |are )?(?:found|shown|given|provided|listed|stated|mentioned|reported) "
+    r"(?:in|on|by)(?: \w+){0,5}? (?:sources?|tables?|passages?|documents?|pages?|reports?)"
+    r"(?: (?:on |at )?(?:page |source )?\[?\d+\]?)?$"
+)
 
 __all__ = ["SUPPORT_THRESHOLD", "CitationChecker", "Sentence"]
 
@@ -98,10 +106,17 @@ def content_words(text: str) -> set[str]:
     return {w for w in (m.lower() for m in _WORD.findall(text)) if w not in _STOP and len(w) > 1}
 
 
+def points_only(sentence: str) -> bool:
+    """A sentence that only says where the answer is ("It is shown in the table on page 4.")."""
+    return _POINTER.match(sentence.strip().rstrip(".")) is not None
+
+
 def states_facts(sentence: str) -> bool:
     """A sentence that asserts something checkable: has a number or several content words."""
     lowered = sentence.lower()
     if sentence.rstrip().endswith("?") or any(h in lowered for h in _HEDGES):
+        return False
+    if points_only(sentence):
         return False
     return bool(re.search(r"\d", sentence)) or len(content_words(sentence)) >= 5
 
@@ -134,7 +149,7 @@ class CitationChecker:
         jobs: list[tuple[int, int | None, list[Unit]]] = []
         every = [u for us in pool.values() for u in us]
         for i, (text, ns) in enumerate(zip(texts, cited, strict=True)):
-            if ns:
+            if ns and not points_only(text):  # a cited pointer states nothing to check
                 jobs += [(i, n, pool[n]) for n in ns]
             elif states_facts(text):
                 jobs.append((i, None, every))
@@ -150,7 +165,7 @@ class CitationChecker:
         """A cited sentence its passages do not support is looked for in the other passages."""
         jobs: list[tuple[int, int | None, list[Unit]]] = []
         for i, ns in enumerate(cited):
-            if ns and not any(m.supported for m in first.get(i, {}).values()):
+            if ns and i in first and not any(m.supported for m in first[i].values()):
                 others = [u for n, us in pool.items() if n not in ns for u in us]
                 jobs.append((i, None, others))
         return {i: found[None] for i, found in self._run(texts, jobs).items()}
