@@ -58,19 +58,21 @@ class _StdioKept:
 def _keep_stdio(module: Any) -> None:
     """Turns the stdio swap off (_StdioKept) and sends llama.cpp's messages to this logger at
     debug level: they were printed to stderr ("control-looking token …" on every load of the
-    default model) by llama-cpp-python's callback, which only the swap had kept quiet."""
+    default model) by llama-cpp-python's callback, which only the swap had kept quiet. Once per
+    process: `llama_cpp_module()` is called for every generated token."""
+    if getattr(module, "_desktop_rag_log", None) is not None:
+        return
     for name in ("llama", "_internals", "llama_chat_format"):
         part = getattr(module, name, None)
         if part is not None and hasattr(part, "suppress_stdout_stderr"):
             part.suppress_stdout_stderr = _StdioKept
-    if getattr(module, "_desktop_rag_log", None) is None:
 
-        def to_log(_level: int, text: bytes, _data: Any) -> None:
-            log.debug("llama.cpp: %s", text.decode("utf-8", errors="replace").rstrip())
+    def to_log(_level: int, text: bytes, _data: Any) -> None:
+        log.debug("llama.cpp: %s", text.decode("utf-8", errors="replace").rstrip())
 
-        callback = module.llama_log_callback(to_log)
-        module._desktop_rag_log = callback  # ctypes needs it alive as long as llama.cpp logs
-        module.llama_log_set(callback, ctypes.c_void_p(0))
+    callback = module.llama_log_callback(to_log)
+    module._desktop_rag_log = callback  # ctypes needs it alive as long as llama.cpp logs
+    module.llama_log_set(callback, ctypes.c_void_p(0))
 
 
 GPU_BACKENDS = ("cuda", "vulkan", "metal", "hip", "sycl", "opencl", "musa", "cann", "kompute")
