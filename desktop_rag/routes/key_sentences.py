@@ -24,7 +24,7 @@ import numpy as np
 
 from desktop_rag.locate import sentence_spans
 from desktop_rag.protocols import Embedder
-from desktop_rag.routes.sections import Section
+from desktop_rag.routes.sections import Section, flat
 
 PICKER_VERSION = "key-sentences-v1"  # part of a kept summary's key: change it with the picking
 MIN_WORDS, MAX_WORDS = 8, 60
@@ -74,7 +74,7 @@ def candidates(parts: Sequence[Section]) -> list[Candidate]:
 
 def _sentences(section: Section) -> list[str]:
     spans = [(c.text, a, b) for c in section.chunks for a, b in sentence_spans(c.text, ".!?")]
-    return [" ".join(re.sub(r"(\w)-\n(\w)", r"\1\2", text[a:b]).split()) for text, a, b in spans]
+    return [flat(text[a:b]) for text, a, b in spans]
 
 
 def _prose(text: str) -> bool:

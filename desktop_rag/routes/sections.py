@@ -83,6 +83,11 @@ class _Group:
     chunks: tuple[Chunk, ...]
 
 
+def flat(text: str) -> str:
+    """Text on one line: a word split at a line end joined again, blanks squeezed."""
+    return " ".join(re.sub(r"(\w)-\n(\w)", r"\1\2", text).split())
+
+
 def headings_in(text: str) -> list[Heading]:
     """The heading lines of a PDF page's text: a top-level number and a short title without a
     full stop ("1\\nIntroduction", "3 Method"), or a paper's named parts ("Abstract")."""

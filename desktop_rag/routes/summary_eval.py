@@ -22,7 +22,7 @@ from desktop_rag.domain import Chunk, DocKind, DocStatus, Document, Passage
 from desktop_rag.llm.alignment import Aligner, units
 from desktop_rag.llm.citations import CitationChecker, states_facts, strip_markers
 from desktop_rag.locate import sentence_spans
-from desktop_rag.routes.sections import headings_in
+from desktop_rag.routes.sections import flat, headings_in
 from desktop_rag.routes.units import ChunkSource
 
 ABSTRACT_PAGES = 2
@@ -92,7 +92,7 @@ def _abstract_on(raw: Sequence[Any]) -> str:
             if len(text.split()) >= MAX_ABSTRACT_WORDS or _stops(str(x[4])) or x[1] > bottom + GAP:
                 break
             text, bottom = text + "\n" + str(x[4]), max(bottom, x[3])
-        return " ".join(re.sub(r"(\w)-\n(\w)", r"\1\2", text).split())
+        return flat(text)
     return ""
 
 
@@ -133,7 +133,7 @@ def abstract_text(chunks: Sequence[Chunk], spans: Sequence[Span]) -> str:
     by_id = {c.chunk_id: c for c in chunks}
     text = "\n".join(by_id[s.chunk_id].text[s.start : s.end] for s in spans)
     text = _ABSTRACT.sub("", text, count=1)
-    return " ".join(re.sub(r"(\w)-\n(\w)", r"\1\2", text).split())
+    return flat(text)
 
 
 def key_points(abstract: str) -> list[str]:
