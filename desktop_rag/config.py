@@ -59,6 +59,9 @@ class LLMSettings:
     temperature: float = 0.0
     repack_weights: RepackChoice = "auto"  # llama.cpp's repacked CPU kernels (README: when)
     second_look: bool = False  # a refusal checked once more against the closest lines (README)
+    # A refusal whose opening words the model gave less than this probability is replaced by
+    # its best other answer, when that is supported by the sources (0 never; README)
+    refusal_threshold: float = 0.0
     summary_map: SummaryMap = "sentences"  # a long summary's sections: key sentences, or "model"
 
 
@@ -140,6 +143,7 @@ class Settings:
         _check_range("retrieval.context_tokens", self.retrieval.context_tokens, 100, 100000)
         _check_range("retrieval.min_similarity", self.retrieval.min_similarity, -1.0, 1.0)
         _check_range("retrieval.min_term_coverage", self.retrieval.min_term_coverage, 0.0, 1.0)
+        _check_range("llm.refusal_threshold", self.llm.refusal_threshold, 0.0, 1.0)
         _check_range("store.port", self.store.port, 1, 65535)
         return self
 

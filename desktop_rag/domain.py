@@ -269,6 +269,40 @@ class SecondLook:
 
 
 @dataclass(frozen=True, slots=True)
+class Reconsidered:
+    """A refusal the model was unsure of (services/unsure_refusal.py): `p` is the probability
+    it gave its refusal's opening words, `at` the token where its best other answer begins.
+    `outcome`: answered (`alternative` replaced the refusal), sure (p at or above the
+    threshold: the refusal stands), refused_again, unsupported (the alternative states what
+    the sources do not) or cancelled; `unsupported` counts the alternative's flagged
+    sentences."""
+
+    outcome: str
+    p: float
+    first_answer: str
+    at: int = 0
+    alternative: str = ""
+    unsupported: int = 0
+    ms: float = 0.0
+
+    @property
+    def answered(self) -> bool:
+        return self.outcome == "answered"
+
+    def describe(self) -> str:
+        """One line for the chat and the CLI, only when the refusal was replaced."""
+        if not self.answered:
+            return ""
+        return (f"The model began to refuse, unsure ({self.p:.0%}) that the sources answer "
+                "this; this is its best answer from them: check the citations")  # fmt: skip
+
+    def to_record(self) -> dict[str, object]:
+        return {"outcome": self.outcome, "p": round(self.p, 4), "at": self.at,
+                "first_answer": self.first_answer, "alternative": self.alternative,
+                "unsupported": self.unsupported, "ms": round(self.ms, 1)}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
 class Answer:
     question: str
     answer: str
@@ -285,6 +319,7 @@ class Answer:
     focus: DocFocus | None = None  # the documents the question names, searched first
     items: tuple[ListedItem, ...] = ()  # every item of a list or count answer
     second_look: SecondLook | None = None  # when the model first refused
+    reconsidered: Reconsidered | None = None  # when the model began to refuse, unsure
 
 
 class Stage(StrEnum):

@@ -113,6 +113,17 @@ class ChatMessage:
     content: str
 
 
+@dataclass(frozen=True, slots=True)
+class TokenChoice:
+    """One generated token with its probability and the best other token the model had
+    (probabilities of the unscaled logits): how sure the model was at that step."""
+
+    token: int
+    p: float
+    alternative: int
+    p_alternative: float
+
+
 @dataclass(slots=True)
 class Generation:
     text: str
@@ -123,6 +134,7 @@ class Generation:
     total_ms: float = 0.0
     stopped_by: StopReason = "stop"
     extra: dict[str, float] = field(default_factory=dict)
+    choices: tuple[TokenChoice, ...] = ()  # the first tokens' choices, where the engine gives them
 
 
 class ChatEngine(Protocol):
@@ -181,6 +193,22 @@ class TokenGenerating(PromptTokens, Protocol):
         cancel: CancelToken | None = None,
         fresh: bool = False,
         on_prefill: PrefillCallback | None = None,
+    ) -> Generation: ...
+
+
+@runtime_checkable
+class Branching(Protocol):
+    """Generates again from its last prompt, after other first tokens (`prefix`) than it chose:
+    what reconsidering an unsure refusal needs (services/unsure_refusal.py)."""
+
+    def piece(self, token: int) -> bytes: ...
+
+    def branch(
+        self,
+        prefix: Sequence[int],
+        max_tokens: int,
+        on_token: TokenCallback | None = None,
+        cancel: CancelToken | None = None,
     ) -> Generation: ...
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 from desktop_rag.progress import CancelToken
@@ -114,8 +114,11 @@ class StreamingRun:
         cached: int,
         on_token: TokenCallback | None,
         cancel: CancelToken | None,
+        observe: Callable[[int], None] | None = None,
     ) -> None:
+        """`observe` hears each token as it is chosen (the engine reads its choice there)."""
         self.engine, self.on_token, self.cancel = engine, on_token, cancel
+        self.observe = observe
         self.prompt_tokens, self.cached = prompt_tokens, cached
         self.start = time.perf_counter()
         self.ttft_ms = 0.0
@@ -136,6 +139,8 @@ class StreamingRun:
     def _step(self, token: int, max_tokens: int) -> bool:
         if self.count == 0:
             self.ttft_ms = (time.perf_counter() - self.start) * 1000
+        if self.observe is not None:
+            self.observe(token)
         if self.engine.is_end(token):
             return True
         self.count += 1

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from desktop_rag.domain import Answer, Passage
 from desktop_rag.retrieval.answer_scoring import is_unanswerable, says_not_found, score_answer
 from desktop_rag.retrieval.pdfqa import PdfQuestion, on_gold_page, question_of, read_rows
+from desktop_rag.retrieval.refusal_curve import refusal_curve
 
 ALL = "all"
 NO_SOURCE = "none"
@@ -131,8 +132,22 @@ def record(q: AnswerQuestion, answer: Answer) -> dict[str, Any]:
         ],
         "timings": dict(answer.timings),
         "second_look": answer.second_look.to_record() if answer.second_look else None,
+        "reconsidered": _reconsidered(q, answer),
         "route": answer.route.to_record(),
     }
+
+
+def _reconsidered(q: AnswerQuestion, answer: Answer) -> dict[str, Any] | None:
+    """The unsure refusal's record, with its alternative answer scored whether or not it
+    replaced the refusal: what the refusal curve is computed from (retrieval/refusal_curve)."""
+    found = answer.reconsidered
+    if found is None:
+        return None
+    rec = found.to_record()
+    if found.alternative:
+        alt = score_answer(q.gold, q.fmt, found.alternative, says_not_found(found.alternative))
+        rec |= {"alternative_correct": alt.correct, "alternative_score": alt.score}
+    return rec
 
 
 # ---- the report --------------------------------------------------------------------------------
@@ -212,6 +227,7 @@ def summarise(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "total_ms_p50": _median(records, "total_ms"),
         "prompt_tokens_p50": _median(records, "prompt_tokens"),
         "second_look": second_look_report(records),
+        "refusal_curve": refusal_curve(records),
     }
 
 

@@ -15,6 +15,7 @@ from desktop_rag.domain import (
     Answer,
     DocScope,
     Passage,
+    Reconsidered,
     SearchResult,
     SecondLook,
 )
@@ -26,6 +27,7 @@ from desktop_rag.llm.citations import CitationChecker
 from desktop_rag.llm.rewrite import needs_rewrite, standalone_query
 from desktop_rag.llm.windows import tightened
 from desktop_rag.progress import CancelToken
+from desktop_rag.protocols import Generation
 from desktop_rag.routes.base import RouteRequest, parse_route
 from desktop_rag.services.answer_rules import answer_refused, formula_shape
 from desktop_rag.services.answer_timings import generation_timings, since
@@ -41,6 +43,7 @@ from desktop_rag.services.stages import (
     check,
     reporter_of,
 )
+from desktop_rag.services.unsure_refusal import UnsureRefusals
 
 TokenSink = Callable[[str], None]
 
@@ -55,6 +58,7 @@ class AnswerService:
         self._preload = EnginePreloader(ctx)
         self._generation = AnswerGeneration(ctx, core)
         self._looker = SecondLooker(ctx)
+        self._unsure = UnsureRefusals(ctx)
 
     # ---- chats -----------------------------------------------------------------------------
     def new_chat(self) -> str:
@@ -194,11 +198,14 @@ class AnswerService:
         messages = prompts.build_messages(core.passages, passages, query, shape, note)
         gen_start, stages = time.perf_counter(), reporter_of(on_token)
         every = [*core.passages, *passages]
-        if self._looker.enabled and every:
-            stages.hold_while(prompts.NOT_FOUND)  # a refusal is shown only after a second look
+        if (self._looker.enabled or self._unsure.enabled) and every:
+            stages.hold_while(prompts.NOT_FOUND)  # a refusal is shown once it is final
         generation = self._generation.generate(messages, core, stages, cancel)
         timings.update(generation_timings(generation, gen_start, start))
-        text, look = self._looked_again(query, every, generation.text, stages, cancel)
+        text, weighed = self._reconsidered(query, every, generation, stages, cancel)
+        text, look = self._looked_again(query, every, text, stages, cancel)
+        if weighed is not None:
+            timings["reconsider_ms"] = weighed.ms
         if look is not None:
             timings["second_look_ms"] = look.ms
         checker = CitationChecker(self.ctx.embedder)
@@ -217,7 +224,28 @@ class AnswerService:
             timings,
             calculations,
             second_look=look,
+            reconsidered=weighed,
         )
+
+    def _reconsidered(
+        self,
+        query: str,
+        passages: list[Passage],
+        generation: Generation,
+        stages: StageReporter,
+        cancel: CancelToken | None,
+    ) -> tuple[str, Reconsidered | None]:
+        """The answer after an unsure refusal was reconsidered (the first answer otherwise)."""
+        text = generation.text
+        if not answer_refused(text, check_calculations(text, passages, query)):
+            return text, None
+        answer, weighed = self._unsure.reconsider(query, generation, passages, stages, cancel)
+        check(cancel)
+        if answer is None:
+            return text, weighed
+        stages.discard()
+        stages(answer)
+        return answer, weighed
 
     def _looked_again(
         self,

@@ -57,6 +57,12 @@ class StageReporter:
         note = f"Looking again at the {lines} closest line{'' if lines == 1 else 's'}\u2026"
         self._emit(Stage.RECHECKING, note=note)
 
+    def reconsidering(self) -> None:
+        """The model began to refuse: how sure it was is weighed, and its best other answer
+        written when it was unsure."""
+        note = "Weighing the model\u2019s refusal against its best answer\u2026"
+        self._emit(Stage.RECHECKING, note=note)
+
     def hold_while(self, text: str) -> None:
         """Pieces are held back while the answer so far is the beginning of `text` (a refusal
         that a second look may replace), and passed on as soon as it is not."""
