@@ -43,7 +43,8 @@ def _rec(gold: str, p: float, alt_correct: bool, unsupported: int = 0,
     return {"gold": gold, "format": fmt, "correct": alt_correct, "refused": False,
             "gold_page_given": given,
             "reconsidered": {"p": p, "alternative": "an answer", "outcome": "answered",
-                             "unsupported": unsupported, "alternative_correct": alt_correct}}  # fmt: skip
+                             "unsupported": unsupported,
+                             "alternative_correct": alt_correct}}  # fmt: skip
 
 
 def test_a_refusal_is_replaced_only_below_the_threshold_and_when_nothing_is_flagged() -> None:
