@@ -3,12 +3,19 @@ outcomes with a scripted engine that branches (the real model: tests/test_unsure
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pytest
+from answer_helpers import AnswerServices, add_document
 
+from desktop_rag.llm import prompts
 from desktop_rag.llm.token_choices import choice_of, least_sure, opening, probability
-from desktop_rag.protocols import TokenChoice
+from desktop_rag.progress import CancelToken
+from desktop_rag.protocols import ChatMessage, Generation, TokenCallback, TokenChoice
 from desktop_rag.retrieval.refusal_curve import figures_at, outcome_at, refusal_curve
+from desktop_rag.testing import FakeChatEngine
 
 
 def test_choice_of_gives_softmax_probabilities_and_the_best_other_token() -> None:
@@ -71,3 +78,82 @@ def test_the_curve_reports_each_threshold_from_one_run() -> None:
     assert curve["0.5"] == {"accuracy": 1.0, "unanswerable_refused": 1.0,
                             "false_refusals_given": 0.0}  # fmt: skip
     assert refusal_curve([plain]) == {}
+
+
+# ---- the service, with a scripted engine that branches -----------------------------------------
+PUMP = "Its rated flow is 42 litres per minute at 3 bar. The warranty covers five years."
+FILLER = "The garden has roses and tulips. Visitors come in spring. The gate closes at dusk."
+REFUSAL_WORDS = prompts.NOT_FOUND.split(" ")
+
+
+class UnsureEngine(FakeChatEngine):
+    """Refuses, `p_second` sure of its refusal's second word; a branch answers `other`."""
+
+    def __init__(self, p_second: float, other: str) -> None:
+        super().__init__(prompts.NOT_FOUND)
+        self.p_second, self.other = p_second, other
+        self.branches: list[list[int]] = []
+
+    def generate(self, messages: Sequence[ChatMessage], max_tokens: int,
+                 on_token: TokenCallback | None = None, cancel: CancelToken | None = None,
+                 ) -> Generation:  # fmt: skip
+        generation = super().generate(messages, max_tokens, on_token, cancel)
+        ps = [0.9, self.p_second, *[0.99] * (len(REFUSAL_WORDS) - 2)]
+        generation.choices = tuple(TokenChoice(i, p, 100 + i, 1 - p) for i, p in enumerate(ps))
+        return generation
+
+    def piece(self, token: int) -> bytes:
+        """Token i < 100 is the refusal's word i; 100 + i the other word the model had there."""
+        if token >= 100:
+            return b" rated" if token == 101 else b" other"
+        return (" " * (token > 0) + REFUSAL_WORDS[token]).encode()
+
+    def branch(self, prefix: Sequence[int], max_tokens: int,
+               on_token: TokenCallback | None = None, cancel: CancelToken | None = None,
+               ) -> Generation:  # fmt: skip
+        self.branches.append(list(prefix))
+        return Generation(self.other)
+
+
+def _ask_unsure(ctx: Any, p_second: float, other: str, threshold: float = 0.5
+                ) -> tuple[Any, str, UnsureEngine]:  # fmt: skip
+    ctx.update_settings({"llm.refusal_threshold": threshold})
+    engine = UnsureEngine(p_second, other)
+    ctx.provide(engine=engine)
+    add_document(ctx, "/lib/pump.pdf", "Pump manual", [FILLER, PUMP])
+    streamed: list[str] = []
+    answer = AnswerServices(ctx).ask("What is the rated flow of the pump?",
+                                     on_token=streamed.append)  # fmt: skip
+    return answer, "".join(streamed), engine
+
+
+def test_an_unsure_refusal_is_replaced_by_a_supported_answer(fake_context: Any) -> None:
+    answer, streamed, engine = _ask_unsure(fake_context, 0.3, " flow is 42 litres per minute [2].")
+    assert engine.branches == [[0, 101]]  # restarted at the least sure token, with its other
+    assert not answer.refused and answer.answer == "The rated flow is 42 litres per minute [2]."
+    assert prompts.NOT_FOUND not in streamed and streamed.strip() == answer.answer
+    found = answer.reconsidered
+    assert found is not None and found.answered and found.at == 1
+    assert found.p == pytest.approx(0.9 * 0.3 * 0.99 * 0.99)
+    assert "unsure" in found.describe() and answer.timings["reconsider_ms"] >= 0
+
+
+def test_a_sure_refusal_stands_and_no_branch_is_written(fake_context: Any) -> None:
+    answer, streamed, engine = _ask_unsure(fake_context, 0.95, " flow is 42 litres [2].")
+    assert answer.refused and engine.branches == []
+    assert streamed.strip() == prompts.NOT_FOUND
+    assert answer.reconsidered is not None and answer.reconsidered.outcome == "sure"
+
+
+def test_an_other_answer_the_sources_do_not_hold_is_not_taken(fake_context: Any) -> None:
+    answer, _, _ = _ask_unsure(fake_context, 0.3, " flow is 977 gallons per hour in Bavaria [2].")
+    assert answer.refused and answer.answer == prompts.NOT_FOUND
+    found = answer.reconsidered
+    assert found is not None and found.outcome == "unsupported" and found.unsupported >= 1
+    assert "977" in found.alternative
+
+
+def test_reconsidering_is_off_by_default(fake_context: Any) -> None:
+    assert fake_context.settings.llm.refusal_threshold == 0.0
+    answer, _, engine = _ask_unsure(fake_context, 0.3, " flow is 42 [2].", threshold=0.0)
+    assert answer.refused and answer.reconsidered is None and engine.branches == []
