@@ -48,8 +48,9 @@ def test_answer_cites_the_right_chunk_and_page(fake_context: Any) -> None:
         "items",
         "focus",
         "second_look",
+        "reconsidered",
     }
-    assert doc["second_look"] is None  # the model did not refuse
+    assert doc["second_look"] is None and doc["reconsidered"] is None  # the model did not refuse
     assert doc["focus"] is None  # one document: nothing to choose between
     assert doc["route"]["route"] == doc["route"]["handled_by"] == "lookup"
     assert doc["count"] is None and doc["items"] == []
@@ -83,6 +84,7 @@ def test_answer_cites_the_right_chunk_and_page(fake_context: Any) -> None:
         "generated_tokens",
         "restore_ms",
         "second_look_ms",
+        "reconsider_ms",
         "prefill_ms",
     }
 
