@@ -15,6 +15,7 @@ from desktop_rag.llm.token_choices import choice_of, least_sure, opening, probab
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import ChatMessage, Generation, TokenCallback, TokenChoice
 from desktop_rag.retrieval.refusal_curve import figures_at, outcome_at, refusal_curve
+from desktop_rag.services.unsure_refusal import declines
 from desktop_rag.testing import FakeChatEngine
 
 
@@ -157,3 +158,12 @@ def test_reconsidering_is_off_by_default(fake_context: Any) -> None:
     assert fake_context.settings.llm.refusal_threshold == 0.0
     answer, _, engine = _ask_unsure(fake_context, 0.3, " flow is 42 [2].", threshold=0.0)
     assert answer.refused and answer.reconsidered is None and engine.branches == []
+
+
+def test_an_other_answer_that_declines_in_other_words_is_a_refusal_again(fake_context: Any) -> None:
+    assert declines("The document does not contain this information.")
+    assert declines('The figure does not mention any "objects" with black color.')
+    assert not declines("The rated flow is 42 litres per minute [2].")
+    answer, _, _ = _ask_unsure(fake_context, 0.3, " document does not contain this information.")
+    assert answer.refused and answer.reconsidered is not None
+    assert answer.reconsidered.outcome == "refused_again"

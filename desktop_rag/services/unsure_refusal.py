@@ -17,6 +17,7 @@ give no token choices (an LLM server) keep their refusals.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +36,10 @@ from desktop_rag.services.answer_timings import since
 from desktop_rag.services.stages import StageReporter
 
 REFUSAL_TURN = " not"  # the refusal's opening words end with its negation ("do not contain")
+# The other answer declines in other words ("The document does not contain this information.",
+# "The figure does not mention any numbers"): measured on MMLongBench, both were taken as answers.
+_DECLINES = re.compile(r"\b(?:do|does|did)\s+not\s+(?:contain|mention|include|provide|say|state)\b"
+                       r"|\bno\s+(?:information|mention)\b", re.IGNORECASE)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +112,7 @@ class UnsureRefusals:
         """The other answer, kept only when it is no refusal and no sentence of it is flagged."""
         flagged = self._flagged(text, passages, question)
         outcome = ("cancelled" if cancel is not None and cancel.cancelled
-                   else "refused_again" if is_not_found(text) or not text.strip()
+                   else "refused_again" if declines(text)
                    else "unsupported" if flagged else "answered")  # fmt: skip
         judged = Reconsidered(outcome, found.p, found.first_answer, found.at, text.strip(),
                               flagged, found.ms)  # fmt: skip
@@ -117,3 +122,8 @@ class UnsureRefusals:
         """How many of its sentences the answer's own support check would flag."""
         sentences = CitationChecker(self.ctx.embedder).check(text, passages)
         return len(unsupported(sentences, check_calculations(text, passages, question), passages))
+
+
+def declines(text: str) -> bool:
+    """The answer is a refusal, in the prompt's words or in others."""
+    return not text.strip() or is_not_found(text) or _DECLINES.search(text) is not None
