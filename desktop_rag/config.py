@@ -81,6 +81,8 @@ class RetrievalSettings:
     min_term_coverage: float = 0.60  # evidence gate: share of query words a top chunk must hold
     bm25_in_memory: bool = True  # search a bm25s snapshot of the FTS5 index while it is current
     focus_named: bool = True  # a question naming a document (company, year) searches it first
+    doc_prior: float = 0.5  # across documents: a gain for passages of the best-matched documents
+    doc_prior_passages: int = 3  # ...a document's match: its best this many passages' scores
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +146,8 @@ class Settings:
         _check_range("retrieval.min_similarity", self.retrieval.min_similarity, -1.0, 1.0)
         _check_range("retrieval.min_term_coverage", self.retrieval.min_term_coverage, 0.0, 1.0)
         _check_range("llm.refusal_threshold", self.llm.refusal_threshold, 0.0, 1.0)
+        _check_range("retrieval.doc_prior", self.retrieval.doc_prior, 0.0, 10.0)
+        _check_range("retrieval.doc_prior_passages", self.retrieval.doc_prior_passages, 1, 20)
         _check_range("store.port", self.store.port, 1, 65535)
         return self
 

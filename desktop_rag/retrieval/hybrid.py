@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from desktop_rag.domain import EVERYWHERE, Chunk, DocScope, ScoredChunk
 from desktop_rag.errors import ConfigError
 from desktop_rag.protocols import ChunkLookup, Embedder, PageLookup, SparseIndex, VectorIndex
+from desktop_rag.retrieval.doc_prior import with_document_prior
 from desktop_rag.retrieval.evidence import EvidenceGate, term_coverage
 from desktop_rag.retrieval.fusion import DEFAULT_RRF_K, Fused, rrf_fuse, zscore_fuse
 from desktop_rag.retrieval.pages import page_references
@@ -39,6 +40,8 @@ class HybridConfig:
     sparse_weight: float = 1.0
     exact_weight: float = 1.0  # the exact-identifier list (hybrid mode, code-like queries only)
     page_weight: float = 3.0  # passages on pages the question names come first (within documents)
+    doc_weight: float = 0.0  # hybrid, many documents: a gain for the passages of well-matched ones
+    doc_chunks: int = 3  # ...a document's match: the sum of its best this many passages' scores
     gate: EvidenceGate = field(default_factory=EvidenceGate)
 
 
@@ -107,6 +110,10 @@ class _InThread:
         if self._error is not None:
             raise self._error
         return self._value
+
+
+def _many_documents(scope: DocScope) -> bool:
+    return scope.included is None or len(scope.included) > 1
 
 
 class HybridRetriever:
@@ -208,6 +215,10 @@ class HybridRetriever:
             lists[PAGE] = self.named_pages(query, scope)
         with timed(timings, "fuse_ms"):
             scored = self._combine(lists, mode)
+        if mode == "hybrid" and self.config.doc_weight > 0 and _many_documents(scope):
+            with timed(timings, "doc_prior_ms"):
+                c = self.config
+                scored = with_document_prior(scored, c.doc_weight, c.doc_chunks)
         with timed(timings, "lookup_ms"):
             candidates = self._materialise(scored, k)
         return self._gate(query, lists, candidates, timings)

@@ -31,6 +31,8 @@ def hybrid_config(ctx: AppContext) -> HybridConfig:
         dense_weight=s.dense_weight,
         sparse_weight=s.sparse_weight,
         gate=gate,
+        doc_weight=s.doc_prior,
+        doc_chunks=s.doc_prior_passages,
     )
 
 

@@ -89,6 +89,12 @@ def chunk_id(doc_id: str, ordinal: int) -> str:
     return f"{doc_id}:{ordinal:05d}"
 
 
+def doc_of_chunk(chunk_id: str) -> str:
+    """The document of a chunk id: every id is "<doc id>:<ordinal>" (the table pass's too,
+    "<doc id>:t<ordinal>"), so a ranking can be grouped by document before any chunk is read."""
+    return chunk_id.rpartition(":")[0]
+
+
 def row_to_chunk(row: tuple[object, ...]) -> Chunk:
     (cid, doc_id, path, title, kind, text, ordinal, pages, start, end, boxes, heading, tokens,
      before, after) = row
