@@ -83,6 +83,7 @@ class RetrievalSettings:
     focus_named: bool = True  # a question naming a document (company, year) searches it first
     doc_prior: float = 0.5  # across documents: a gain for passages of the best-matched documents
     doc_prior_passages: int = 3  # ...a document's match: its best this many passages' scores
+    ratio_terms: bool = True  # a named financial ratio: BM25 also seeks the lines it needs
 
 
 @dataclass(frozen=True, slots=True)

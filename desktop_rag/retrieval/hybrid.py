@@ -18,6 +18,7 @@ from desktop_rag.retrieval.doc_prior import with_document_prior
 from desktop_rag.retrieval.evidence import EvidenceGate, term_coverage
 from desktop_rag.retrieval.fusion import DEFAULT_RRF_K, Fused, rrf_fuse, zscore_fuse
 from desktop_rag.retrieval.pages import page_references
+from desktop_rag.retrieval.ratio_terms import ratio_terms
 
 MODES = ("hybrid", "dense", "bm25")
 DENSE, SPARSE, EXACT, PAGE = "dense", "bm25", "exact", "page"
@@ -42,6 +43,7 @@ class HybridConfig:
     page_weight: float = 3.0  # passages on pages the question names come first (within documents)
     doc_weight: float = 0.0  # hybrid, many documents: a gain for the passages of well-matched ones
     doc_chunks: int = 3  # ...a document's match: the sum of its best this many passages' scores
+    ratio_terms: bool = True  # BM25 also looks for the statement lines a named ratio needs
     gate: EvidenceGate = field(default_factory=EvidenceGate)
 
 
@@ -156,13 +158,20 @@ class HybridRetriever:
         with timed({} if timings is None else timings, "bm25_ms"):
             return self.sparse.search(query, n, scope)
 
+    def lexical_query(self, query: str) -> str:
+        """The BM25 query: the question, and the statement lines of a financial ratio it names
+        (retrieval/ratio_terms.py), so the statements that hold them are found too."""
+        extra = ratio_terms(query) if self.config.ratio_terms else ""
+        return f"{query} {extra}" if extra else query
+
     def _both(
         self, query: str, n: int, scope: DocScope, timings: dict[str, float]
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
         """Dense and BM25 hits; BM25 runs on its own thread while the query is embedded and
         searched (SQLite, torch and Chroma release the GIL), so the slower one sets the pace."""
         lexical_timings: dict[str, float] = {}
-        lexical = _InThread(lambda: self.bm25(query, n, scope, lexical_timings))
+        words = self.lexical_query(query)
+        lexical = _InThread(lambda: self.bm25(words, n, scope, lexical_timings))
         lexical.start()
         try:
             dense = self.dense(query, n, scope, timings)
@@ -207,7 +216,7 @@ class HybridRetriever:
         elif mode == "dense":
             lists[DENSE] = self.dense(query, n, scope, timings)
         else:
-            lists[SPARSE] = self.bm25(query, n, scope, timings)
+            lists[SPARSE] = self.bm25(self.lexical_query(query), n, scope, timings)
         if mode == "hybrid" and identifiers(query):
             with timed(timings, "exact_ms"):
                 lists[EXACT] = self.exact(identifiers(query), lists[SPARSE])

@@ -33,6 +33,7 @@ def hybrid_config(ctx: AppContext) -> HybridConfig:
         gate=gate,
         doc_weight=s.doc_prior,
         doc_chunks=s.doc_prior_passages,
+        ratio_terms=s.ratio_terms,
     )
 
 
