@@ -173,6 +173,7 @@ class SearchResult:
     results: tuple[ScoredChunk, ...]
     timings_ms: dict[str, float] = field(default_factory=dict)
     focus: DocFocus | None = None  # the documents the question names, searched first
+    added_terms: str = ""  # what the keyword search also looked for (a named ratio's lines)
 
 
 @dataclass(frozen=True, slots=True)

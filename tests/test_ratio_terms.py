@@ -56,6 +56,7 @@ def test_the_statements_are_found_for_a_ratio_question_only_with_the_terms() -> 
     assert not {1, 2} & {c.chunk.ordinal for c in plain.candidates}  # no word of the question
     found = build(chunks).retrieve(question, k=3, mode="bm25")
     assert {c.chunk.ordinal for c in found.candidates[:2]} == {1, 2}
+    assert "inventories" in found.added_terms.split() and plain.added_terms == ""
     hybrid = build(chunks).retrieve(question, k=3)
     assert {1, 2} <= {c.chunk.ordinal for c in hybrid.candidates}
     assert build(chunks).lexical_query("Who sponsors athletes?") == "Who sponsors athletes?"

@@ -91,6 +91,22 @@ def test_cli_search_json(
     assert first["rank"] == 1 and first["path"].endswith("bulletin.md") and first["page"] is None
     assert first["char_span"][1] > first["char_span"][0] and first["bboxes"] == []
     assert {"embed_ms", "dense_ms", "bm25_ms", "total_ms"} <= set(out["timings_ms"])
+    assert out["added_terms"] == []
+
+
+def test_cli_search_says_what_a_named_ratio_added(
+    library: tuple[Services, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from desktop_rag.cli import main
+
+    _, data = library
+    assert main(["--data-dir", str(data), "search", "What is the pump maker's current ratio?"]) == 0
+    said = capsys.readouterr().out
+    assert "Also searched for the statement lines the ratio is computed from: " in said
+    assert "total current assets" in said
+    code = main(["--data-dir", str(data), "search", "current ratio of the pump maker", "--json"])
+    assert code == 0
+    assert {"current", "liabilities"} <= set(json.loads(capsys.readouterr().out)["added_terms"])
 
 
 def test_cli_search_within_chosen_documents(

@@ -52,6 +52,7 @@ def search_json(result: SearchResult) -> dict[str, Any]:
         "results": [result_json(item, n) for n, item in enumerate(result.results, start=1)],
         "timings_ms": {name: round(ms, 3) for name, ms in result.timings_ms.items()},
         "focus": focus_json(result.focus),
+        "added_terms": result.added_terms.split(),
     }
 
 
@@ -71,6 +72,9 @@ def print_human(result: SearchResult, scope: DocScope = EVERYWHERE) -> None:
         f"{result.timings_ms.get('total_ms', 0.0):.0f} ms{within})")  # fmt: skip
     if result.focus is not None:
         say(result.focus.describe() + ".")
+    if result.added_terms:
+        say(f"Also searched for the statement lines the ratio is computed from: "
+            f"{result.added_terms}.")  # fmt: skip
     if result.insufficient_evidence:
         say("Insufficient evidence: nothing in the library looks relevant to this query.")
     for n, item in enumerate(result.results, start=1):

@@ -78,6 +78,7 @@ class Retrieval:
     best_similarity: float | None = None
     term_coverage: float | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    added_terms: str = ""  # words the keyword search looked for besides the query's
 
 
 @contextmanager
@@ -158,10 +159,13 @@ class HybridRetriever:
         with timed({} if timings is None else timings, "bm25_ms"):
             return self.sparse.search(query, n, scope)
 
+    def added_terms(self, query: str) -> str:
+        """The statement lines of a financial ratio the query names (retrieval/ratio_terms.py),
+        for the keyword search, so the statements that hold them are found too."""
+        return ratio_terms(query) if self.config.ratio_terms else ""
+
     def lexical_query(self, query: str) -> str:
-        """The BM25 query: the question, and the statement lines of a financial ratio it names
-        (retrieval/ratio_terms.py), so the statements that hold them are found too."""
-        extra = ratio_terms(query) if self.config.ratio_terms else ""
+        extra = self.added_terms(query)
         return f"{query} {extra}" if extra else query
 
     def _both(
@@ -230,7 +234,9 @@ class HybridRetriever:
                 scored = with_document_prior(scored, c.doc_weight, c.doc_chunks)
         with timed(timings, "lookup_ms"):
             candidates = self._materialise(scored, k)
-        return self._gate(query, lists, candidates, timings)
+        found = self._gate(query, lists, candidates, timings)
+        found.added_terms = self.added_terms(query) if mode != "dense" else ""
+        return found
 
     def _combine(
         self, lists: dict[str, list[tuple[str, float]]], mode: str

@@ -87,7 +87,9 @@ class SearchService:
         found.timings_ms["total_ms"] = (time.perf_counter() - start) * 1000
         placed = tuple(_placed(query, item) for item in results[:k])
         weak = found.insufficient_evidence
-        return SearchResult(query, mode, name, weak, placed, found.timings_ms, focus)
+        return SearchResult(
+            query, mode, name, weak, placed, found.timings_ms, focus, found.added_terms
+        )
 
     def named_documents(self, query: str, scope: DocScope) -> DocFocus | None:
         """The documents `query` names within `scope`, when the setting allows and it is clear."""
