@@ -20,6 +20,8 @@ from desktop_rag.retrieval.ratio_terms import ratio_terms
         ("what is Interest Coverage Ratio for Activision in F2019?", {"interest", "expense"}),
         ("What is sales to working capital ratio of Netflix?", {"balance", "sheets"}),
         ("What is the effective tax rate?", {"provision", "taxes"}),
+        ("What is  cash_ratio in FY2021?", {"cash", "equivalents", "current"}),
+        ("What is payables  turnover in FY2021?", {"accounts", "payable"}),
     ],
 )
 def test_a_named_ratio_brings_its_lines_and_statements(question: str, needed: set[str]) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-INCOME = "consolidated statements of income operations total revenues net income"
+INCOME = "consolidated statements of income operations earnings total revenues net income"
 BALANCE = "consolidated balance sheets total assets total liabilities shareholders equity"
 CASH_FLOWS = "consolidated statements of cash flows operating activities"
 
@@ -73,5 +73,6 @@ _COMPILED = tuple((re.compile(pattern, re.IGNORECASE), lines) for pattern, lines
 def ratio_terms(question: str) -> str:
     """The statement lines and titles the ratios `question` names are computed from ("" when it
     names none), each word once."""
-    found = [lines for pattern, lines in _COMPILED if pattern.search(question)]
+    text = re.sub(r"[\s_]+", " ", question)  # "cash_ratio", "payables  turnover"
+    found = [lines for pattern, lines in _COMPILED if pattern.search(text)]
     return " ".join(dict.fromkeys(" ".join(found).split()))
