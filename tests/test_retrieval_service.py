@@ -43,7 +43,7 @@ def test_search_finds_and_reports_in_the_cli_shape(services: Services) -> None:
     assert not result.insufficient_evidence
     data = search_json(result)
     assert set(data) == {"query", "mode", "reranker", "insufficient_evidence", "results",
-                         "timings_ms", "focus"}  # fmt: skip
+                         "timings_ms", "focus", "added_terms"}  # fmt: skip
     assert set(data["results"][0]) == RESULT_KEYS
     assert data["results"][0]["rank"] == 1 and "total_ms" in data["timings_ms"]
 
