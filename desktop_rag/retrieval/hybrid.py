@@ -115,6 +115,10 @@ class _InThread:
         return self._value
 
 
+def _with_terms(query: str, added: str) -> str:
+    return f"{query} {added}" if added else query
+
+
 def _many_documents(scope: DocScope) -> bool:
     return scope.included is None or len(scope.included) > 1
 
@@ -165,16 +169,15 @@ class HybridRetriever:
         return ratio_terms(query) if self.config.ratio_terms else ""
 
     def lexical_query(self, query: str) -> str:
-        extra = self.added_terms(query)
-        return f"{query} {extra}" if extra else query
+        return _with_terms(query, self.added_terms(query))
 
     def _both(
-        self, query: str, n: int, scope: DocScope, timings: dict[str, float]
+        self, query: str, words: str, n: int, scope: DocScope, timings: dict[str, float]
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-        """Dense and BM25 hits; BM25 runs on its own thread while the query is embedded and
-        searched (SQLite, torch and Chroma release the GIL), so the slower one sets the pace."""
+        """Dense hits for `query` and BM25 hits for `words`; BM25 runs on its own thread while
+        the query is embedded and searched (SQLite, torch and Chroma release the GIL), so the
+        slower one sets the pace."""
         lexical_timings: dict[str, float] = {}
-        words = self.lexical_query(query)
         lexical = _InThread(lambda: self.bm25(words, n, scope, lexical_timings))
         lexical.start()
         try:
@@ -215,12 +218,14 @@ class HybridRetriever:
         timings: dict[str, float] = {}
         n = max(k, self.config.fetch_k)
         lists: dict[str, list[tuple[str, float]]] = {}
+        added = self.added_terms(query) if mode != "dense" else ""
+        words = _with_terms(query, added)
         if mode == "hybrid":
-            lists[DENSE], lists[SPARSE] = self._both(query, n, scope, timings)
+            lists[DENSE], lists[SPARSE] = self._both(query, words, n, scope, timings)
         elif mode == "dense":
             lists[DENSE] = self.dense(query, n, scope, timings)
         else:
-            lists[SPARSE] = self.bm25(self.lexical_query(query), n, scope, timings)
+            lists[SPARSE] = self.bm25(words, n, scope, timings)
         if mode == "hybrid" and identifiers(query):
             with timed(timings, "exact_ms"):
                 lists[EXACT] = self.exact(identifiers(query), lists[SPARSE])
@@ -235,7 +240,7 @@ class HybridRetriever:
         with timed(timings, "lookup_ms"):
             candidates = self._materialise(scored, k)
         found = self._gate(query, lists, candidates, timings)
-        found.added_terms = self.added_terms(query) if mode != "dense" else ""
+        found.added_terms = added
         return found
 
     def _combine(
