@@ -63,6 +63,7 @@ class LLMSettings:
     # its best other answer, when that is supported by the sources (0 never; README)
     refusal_threshold: float = 0.0
     summary_map: SummaryMap = "sentences"  # a long summary's sections: key sentences, or "model"
+    ratio_worksheet: bool = True  # a named financial ratio is worked out from the tables (README)
 
 
 @dataclass(frozen=True, slots=True)

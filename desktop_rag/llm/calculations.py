@@ -12,8 +12,8 @@ whitelist evaluator (calculator.evaluate, no `eval`). A formula is only as good 
   passage's unit (numbers.unit_scale: 4,180,339,000 matches a table "in thousands" printing
   4,180,339). Nothing looser: a number rounded by the model ("4,180") is not in the source.
 - Constants need no source: the whole numbers 1 to 12 (an average's count, months, quarters),
-  100 (a percentage), 1,000 and 1,000,000 (a change of unit). Any other uncited number must be
-  found like an input.
+  100 (a percentage), 365 (the days of a year: days sales outstanding), 1,000 and 1,000,000
+  (a change of unit). Any other uncited number must be found like an input.
 - A number in no source may be the result of an earlier calculation line of the same answer
   that the app computed (agreeing to its printed digits: "0.780" for 0.78036): small models
   write a percent change in steps. A step whose input was not found gives nothing to build on.
@@ -43,7 +43,7 @@ from desktop_rag.numbers import (
     unit_scale,
 )
 
-CONSTANTS = frozenset(Decimal(n) for n in (*range(1, 13), 100, 1000, 1_000_000))
+CONSTANTS = frozenset(Decimal(n) for n in (*range(1, 13), 100, 365, 1000, 1_000_000))
 _NUMBER = re.compile(NUMBER_PATTERN)
 _SCALE_NAMES = {1e3: "thousand", 1e6: "million", 1e9: "billion", 1e12: "trillion"}
 _STATED = re.compile(

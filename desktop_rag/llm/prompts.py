@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from desktop_rag.domain import Passage
 from desktop_rag.llm.periods import Period, asked_periods, periods_first
+from desktop_rag.llm.ratio_worksheet import Worksheet
 from desktop_rag.protocols import ChatMessage
 
 TEMPLATE_VERSION = "answer-v1"
@@ -44,6 +45,16 @@ CALCULATION_REQUEST = (
     "Calculation: {shape} = result\n"
     "with the numbers copied exactly from the sources, each followed by its citation [n], and "
     "only + - × ÷ and parentheses. Then state the result in a sentence."
+)
+
+# A named ratio the app worked out from the sources' table rows (llm/ratio_worksheet.py): the
+# model copies the checked line and states the result, which a small model does reliably.
+WORKED_REQUEST = (
+    "This question needs arithmetic. The app read the figures it needs from the sources' "
+    "tables and computed it:\n{figures}\n{name} = {definition}\n"
+    "Calculation: {expression} = {result}\n"
+    "Write that Calculation line exactly as it is, then state the result, {result}, in a "
+    "sentence citing the sources."
 )
 
 _CHAT_TOKEN = re.compile(r"</?s>|\[/?INST\]|<</?SYS>>", re.IGNORECASE)
@@ -95,10 +106,12 @@ def user_message(
     has_core: bool,
     calculation: str | None = None,
     note: str = "",
+    worked: Worksheet | None = None,
 ) -> str:
     """The retrieved sources, the question, and the request for a calculation line of the form
-    `calculation` (when given) last, where a small model heeds it most. Table rows list the
-    cells of the periods the question names first (llm.periods)."""
+    `calculation` (when given) last, where a small model heeds it most; a ratio the app `worked`
+    out replaces that request. Table rows list the cells of the periods the question names
+    first (llm.periods)."""
     parts: list[str] = []
     if passages:
         parts.append(f"Sources:\n{format_sources(passages, asked_periods(question))}")
@@ -108,9 +121,25 @@ def user_message(
     parts.append("Answer from the sources only, citing them like [1].")
     if note:  # what a route tells the model about its sources (a comparison's sides)
         parts.append(note)
-    if calculation:
+    if worked is not None:
+        parts.append(worked_request(worked))
+    elif calculation:
         parts.append(CALCULATION_REQUEST.format(shape=calculation))
     return "\n\n".join(parts)
+
+
+def worked_request(worked: Worksheet) -> str:
+    """The request to copy and state a calculation the app worked out, with its figures."""
+    figures = "\n".join(
+        f"- {v.label}, {v.column}: {v.text}{_unit(v.scale)} [{v.passage}]" for v in worked.inputs
+    )
+    return WORKED_REQUEST.format(figures=figures, name=worked.name[:1].upper() + worked.name[1:],
+                                 definition=worked.definition, expression=worked.expression,
+                                 result=worked.result_text)  # fmt: skip
+
+
+def _unit(scale: float) -> str:
+    return {1e3: " (in thousands)", 1e6: " (in millions)", 1e9: " (in billions)"}.get(scale, "")
 
 
 def build_messages(
@@ -119,14 +148,13 @@ def build_messages(
     question: str,
     calculation: str | None = None,
     note: str = "",
+    worked: Worksheet | None = None,
 ) -> list[ChatMessage]:
     """The system message (the cacheable prefix) and the user message; `calculation` (a
-    formula's form) asks for the arithmetic as a "Calculation:" line, on the user side only:
-    the cached prefix stays the same."""
-    return [
-        ChatMessage("system", system_message(core)),
-        ChatMessage("user", user_message(passages, question, bool(core), calculation, note)),
-    ]
+    formula's form) asks for the arithmetic as a "Calculation:" line, or `worked` gives the one
+    the app worked out, on the user side only: the cached prefix stays the same."""
+    user = user_message(passages, question, bool(core), calculation, note, worked)
+    return [ChatMessage("system", system_message(core)), ChatMessage("user", user)]
 
 
 def prompt_fingerprint() -> str:

@@ -29,7 +29,7 @@ from desktop_rag.llm.windows import tightened
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import Generation
 from desktop_rag.routes.base import RouteRequest, parse_route
-from desktop_rag.services.answer_rules import answer_refused, formula_shape
+from desktop_rag.services.answer_rules import answer_refused, formula_shape, worked_ratio
 from desktop_rag.services.answer_timings import generation_timings, since
 from desktop_rag.services.core import CoreContext, CoreService
 from desktop_rag.services.generation import AnswerGeneration
@@ -195,9 +195,10 @@ class AnswerService:
         compared: bool = False,
     ) -> Answer:
         shape = formula_shape(question, query, compared)
-        messages = prompts.build_messages(core.passages, passages, query, shape, note)
-        gen_start, stages = time.perf_counter(), reporter_of(on_token)
         every = [*core.passages, *passages]
+        worked = worked_ratio(query, every, self.ctx.settings.llm.ratio_worksheet and bool(shape))
+        messages = prompts.build_messages(core.passages, passages, query, shape, note, worked)
+        gen_start, stages = time.perf_counter(), reporter_of(on_token)
         if (self._looker.enabled or self._unsure.enabled) and every:
             stages.hold_while(prompts.NOT_FOUND)  # a refusal is shown once it is final
         generation = self._generation.generate(messages, core, stages, cancel)

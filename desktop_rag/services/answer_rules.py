@@ -7,8 +7,10 @@ import re
 from collections.abc import Sequence
 
 from desktop_rag.computed import CheckedCalculation
+from desktop_rag.domain import Passage
 from desktop_rag.llm import prompts
 from desktop_rag.llm.calc_questions import calculation_shape
+from desktop_rag.llm.ratio_worksheet import Worksheet, worksheet
 
 _COMPARE_WORDS = re.compile(r"\bcompar\w*", re.IGNORECASE)
 
@@ -19,6 +21,11 @@ def formula_shape(question: str, query: str, compared: bool) -> str | None:
     if compared:
         question, query = _COMPARE_WORDS.sub(" ", question), _COMPARE_WORDS.sub(" ", query)
     return calculation_shape(question) or calculation_shape(query)
+
+
+def worked_ratio(query: str, passages: Sequence[Passage], enabled: bool) -> Worksheet | None:
+    """The financial ratio the query names, worked out from the passages' tables (when on)."""
+    return worksheet(query, passages) if enabled else None
 
 
 def answer_refused(text: str, calculations: Sequence[CheckedCalculation]) -> bool:
