@@ -133,11 +133,11 @@ def _page_with_fonts(doc: Any) -> Any:
     return page
 
 
-def _rows(page: Any, top: float, rows: Any, header: bool) -> float:
+def _rows(page: Any, top: float, rows: Any, header: bool, years: Any = YEARS) -> float:
     """The header (when asked) and `rows` from `top` down; returns the bottom."""
     y = top
     if header:
-        for (_, x1), year in zip(COLUMNS, YEARS, strict=True):
+        for (_, x1), year in zip(COLUMNS, years, strict=True):
             _right(page, x1 - 4, y + 13, year, BOLD)
         y += ROW
     for label, values in rows:
@@ -195,3 +195,47 @@ def words_in(words: list[Any], box: tuple[float, float, float, float]) -> str:
     centres = [((word[0] + word[2]) / 2, (word[1] + word[3]) / 2, word[4]) for word in words]
     inside = [text for x, y, text in centres if box[0] <= x <= box[2] and box[1] <= y <= box[3]]
     return " ".join(inside)
+
+
+# A 10-K's statements in miniature, each on its own page, for the ratio worksheet
+INCOME_ROWS = (
+    ("Revenues", ("$ 44,538", "$ 37,403", "$ 39,117")),
+    ("Cost of sales", ("24,576", "21,162", "21,643")),
+    ("Gross profit", ("19,962", "16,241", "17,474")),
+    ("Demand creation expense", ("3,114", "3,592", "3,753")),
+    ("Operating overhead expense", ("9,911", "9,534", "8,949")),
+    ("Interest expense (income), net", ("262", "89", "49")),
+    ("Income before income taxes", ("6,661", "2,887", "4,801")),
+    ("Income tax expense", ("934", "348", "772")),
+    ("Net income", ("$ 5,727", "$ 2,539", "$ 4,029")),
+)
+BALANCE_ROWS = (
+    ("Cash and equivalents", ("$ 9,889", "$ 8,348", "$ 4,466")),
+    ("Short-term investments", ("3,587", "439", "197")),
+    ("Accounts receivable, net", ("4,463", "2,749", "4,272")),
+    ("Inventories", ("6,854", "7,367", "5,622")),
+    ("Total current assets", ("26,291", "20,556", "16,525")),
+    ("Total assets", ("$ 37,740", "$ 31,342", "$ 23,717")),
+    ("Accounts payable", ("$ 2,836", "$ 2,248", "$ 2,612")),
+    ("Total current liabilities", ("9,674", "8,284", "7,866")),
+    ("Total shareholders' equity", ("12,767", "8,055", "9,040")),
+)
+STATEMENTS = (("CONSOLIDATED STATEMENTS OF INCOME", INCOME_ROWS),
+              ("CONSOLIDATED BALANCE SHEETS", BALANCE_ROWS))  # fmt: skip
+
+
+def statements_pdf(path: Path) -> Path:
+    """Three pages: the company's overview in prose, then its income statement and its
+    balance sheet (captions, "(In millions)", years 2021 2020 2019), a table a page."""
+    import pymupdf
+
+    doc = pymupdf.open()  # type: ignore[no-untyped-call]
+    overview = _page_with_fonts(doc)
+    overview.insert_textbox((LABEL_X, 72, 560, 400), "Trailrunner Outfitters makes shoes and "
+                            "apparel. " + PROSE, fontsize=FONT)  # fmt: skip
+    for caption, rows in STATEMENTS:
+        page = _page_with_fonts(doc)
+        page.insert_text((LABEL_X, 122), caption, fontsize=11, fontname=BOLD)
+        page.insert_text((LABEL_X, 136), "(In millions)", fontsize=FONT, fontname=REGULAR)
+        _rows(page, TOP, rows, header=True, years=("2021", "2020", "2019"))
+    return _save(doc, path)

@@ -160,3 +160,64 @@ def test_the_copied_line_is_checked_against_its_sources() -> None:
     (calc,) = check_calculations(answer, PASSAGES, "What is the cash conversion cycle in FY2021?")
     assert calc.problem is CalculationProblem.OK  # 365 is a constant; every input in its source
     assert calc.result == pytest.approx(sheet.result)
+
+
+CASH_FLOWS = (
+    "CONSOLIDATED STATEMENTS OF CASH FLOWS (in millions)\n"
+    "Net income — 2021: 5,727 | 2020: 2,539 (in millions)\n"
+    "Accounts payable — 2021: 24 | 2020: (335) (in millions)\n"
+    "Purchases of property and equipment — 2021: (695) | 2020: (1,086) (in millions)"
+)
+
+
+def test_a_balance_is_read_from_the_balance_sheet_not_the_cash_flows() -> None:
+    passages = [_passage(1, CASH_FLOWS), *PASSAGES[1:]]
+    payables = find_line(passages, "payables", Period(2021))
+    assert payables is not None and (payables.text, payables.passage) == ("2,836", 3)
+    assert find_line(passages[:1], "payables", Period(2021), own_only=True) is None
+
+
+def test_an_expense_printed_in_brackets_counts_as_its_amount() -> None:
+    capex = find_line([_passage(1, CASH_FLOWS)], "capital expenditures", Period(2021))
+    assert capex is not None and (capex.text, capex.value) == ("695", 695.0)
+
+
+def test_a_retailers_52_week_year_is_its_fiscal_year() -> None:
+    text = "Total net sales — 52 Weeks Ended August 29, 2021: 192,052 (in millions)"
+    found = find_line([_passage(1, text)], "revenue", Period(2021))
+    assert found is not None and found.value == 192052.0
+
+
+class Chunks:
+    """A document's chunks, as the catalog gives them; counts the reads."""
+
+    def __init__(self, *texts: str) -> None:
+        self.chunks = [_passage(10 + i, t).chunk for i, t in enumerate(texts)]
+        self.reads = 0
+
+    def __call__(self, doc_id: str) -> list[Chunk]:
+        self.reads += 1
+        return self.chunks
+
+
+def test_missing_lines_are_fetched_from_the_documents_statements() -> None:
+    from desktop_rag.services.ratio_lines import RatioLines
+
+    half = BALANCE.split("Total current assets")[0]  # retrieval brought the top of the sheet
+    chunks = Chunks(NOTES, CASH_FLOWS, BALANCE, INCOME)
+    question = "What is the FY2021 current ratio?"
+    passages = RatioLines(chunks).completed(question, [], [_passage(1, NOTES), _passage(2, half)])
+    assert [p.n for p in passages] == [1, 2, 3]
+    assert passages[2].text == BALANCE  # the chunk with the totals, numbered after the others
+    sheet = worksheet(question, passages)
+    assert sheet is not None and sheet.expression == "26,291 [3] ÷ 9,674 [3]"
+
+
+def test_nothing_is_fetched_when_the_passages_hold_the_lines_or_no_ratio_is_asked() -> None:
+    from desktop_rag.services.ratio_lines import RatioLines
+
+    chunks = Chunks(BALANCE)
+    lines = RatioLines(chunks)
+    assert lines.completed("What is the FY2021 current ratio?", [], PASSAGES) == PASSAGES
+    assert lines.completed("What was revenue in 2021?", [], PASSAGES[:1]) == PASSAGES[:1]
+    assert chunks.reads == 0

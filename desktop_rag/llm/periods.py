@@ -46,8 +46,9 @@ _WHOLE_YEAR = re.compile(
     re.IGNORECASE,
 )
 _SHORT_FY = re.compile(r"\bfy\s*'?(?P<yy>[0-9]{2})\b", re.IGNORECASE)  # "FY15"
-_PART_OF_YEAR = re.compile(
-    r"\b(?:months|weeks|quarters?|half|semester|h[12]|ytd|year[- ]to[- ]date)\b", re.IGNORECASE
+_PART_OF_YEAR = re.compile(  # "52 Weeks Ended August 29, 2021" is a retailer's fiscal year
+    r"\b(?:months|(?<!52 )(?<!53 )weeks|quarters?|half|semester|h[12]|ytd|year[- ]to[- ]date)\b",
+    re.IGNORECASE,
 )
 
 

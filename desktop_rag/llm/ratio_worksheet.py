@@ -19,6 +19,7 @@ then writes the formula itself, as before.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -115,8 +116,11 @@ _A_TO_B = re.compile(
 )
 _RATIO_OF = re.compile(rf"\bratio of (?P<a>{_SIDE})\s+to\s+(?P<avg>average\s+)?(?P<b>{_SIDE})\b",
                        re.IGNORECASE)  # fmt: skip
-# a change, growth or comparison needs two periods' worth: the model writes that formula
-_CHANGE = re.compile(r"\b(?:chang|increas|decreas|grow|grew|declin|differ|compar)", re.IGNORECASE)
+# a change, growth or comparison needs two periods' worth (the model writes that formula); a
+# definition needs no number
+_NOT_A_VALUE = re.compile(
+    r"\b(?:chang|increas|decreas|grow|grew|declin|differ|compar|mean(?:s|ing)?\b|defin|explain|"
+    r"stand for)", re.IGNORECASE)  # fmt: skip
 _LINE_NAMES = sorted(LINES, key=len, reverse=True)
 _TERM = re.compile(r"avg\((?P<avg>[a-z&' -]+)\)|(?P<line>" + "|".join(map(re.escape, _LINE_NAMES))
                    + ")")  # fmt: skip
@@ -145,13 +149,26 @@ class _Ratio:
 def worksheet(question: str, passages: Sequence[Passage]) -> Worksheet | None:
     """The ratio the question names, worked out from `passages`; None when it names none, names
     several periods, or a line it needs is in no passage's table."""
+    asked = asked_worksheet(question)
+    return None if asked is None else _worked(asked[0], question, passages, asked[1])
+
+
+def asked_worksheet(question: str) -> tuple[_Ratio, Period | None] | None:
+    """The ratio a worksheet can answer and its fiscal year (None: the latest in the tables);
+    None for a change, a definition, several periods or a quarter."""
     ratio, periods = asked_ratio(question), asked_periods(question)
-    if ratio is None or _CHANGE.search(question) or len(periods) > 1:
+    if ratio is None or _NOT_A_VALUE.search(question) or len(periods) > 1:
         return None
     if any(p.quarter for p in periods):
         return None  # the ratios here are a fiscal year's
-    period = periods[0] if periods else None
-    return _worked(ratio, question, passages, period)
+    return ratio, (periods[0] if periods else None)
+
+
+def needed_lines(ratio: _Ratio) -> list[tuple[str, bool]]:
+    """The statement lines of the ratio's formula, each with whether it is averaged."""
+    terms = [(t.group("avg"), True) if t.group("avg") else (t.group(0), False)
+             for t in _TERM.finditer(ratio.formula)]  # fmt: skip
+    return list(dict.fromkeys(terms))
 
 
 def asked_ratio(question: str) -> _Ratio | None:
@@ -188,8 +205,7 @@ def _worked(
     ratio: _Ratio, question: str, passages: Sequence[Passage], period: Period | None
 ) -> Worksheet | None:
     values: dict[tuple[str, int], LineValue] = {}
-    for term in _TERM.finditer(ratio.formula):
-        line, averaged = (term.group("avg"), True) if term.group("avg") else (term.group(0), False)
+    for line, averaged in needed_lines(ratio):
         found = find_line(passages, line, period)
         if found is None:
             return None
@@ -249,7 +265,14 @@ def _result_text(result: float, kind: Kind, question: str, scale: float) -> str:
     if kind is Kind.AMOUNT:
         unit = {1e3: " thousand", 1e6: " million", 1e9: " billion"}.get(scale, "")
         return f"{format_number(result, decimals)}{unit}"
-    return format_number(result, 2 if decimals is None else decimals)
+    return format_number(result, _ratio_places(result) if decimals is None else decimals)
+
+
+def _ratio_places(result: float) -> int:
+    """3.46; a ratio under 1 to three significant digits: 0.0537, 0.304."""
+    if abs(result) >= 1 or result == 0:
+        return 2
+    return max(2, 2 - math.floor(math.log10(abs(result))))
 
 
 def _in_words(formula: str) -> str:

@@ -34,12 +34,14 @@ LINES: dict[str, str] = {
                         r"|income \(loss\) from operations",
     "net income": r"net (?:income|earnings)(?: \(loss\))?(?: attributable to [\w.,&' ]+)?",
     "interest expense": r"interest expense(?:, net)?",
-    "pretax income": r"(?:income|earnings) before (?:provision for )?income tax(?:es)?"
-                     r"(?: provision)?",
+    "pretax income": r"(?:income|earnings)(?: \(loss\))?(?: from continuing operations)? "
+                     r"before (?:provision for )?income tax(?:es| expense)?(?: provision)?"
+                     r"(?: and [\w ]+)?",
     "income taxes": r"(?:provision for|\(?benefit\)? ?provision for) income taxes"
                     r"|income tax (?:expense|provision)|provision \(benefit\) for income taxes"
                     r"|income taxes",
-    "depreciation and amortization": r"depreciation(?:,)? (?:and|&) amortization(?: expense)?",
+    "depreciation and amortization": r"depreciation(?:,)? (?:and|&) amortization(?: expense)?"
+                                     r"(?: of [\w ,]+)?|depreciation of [\w ,-]+amortization\b.*",
     "research and development": r"research(?:,)? (?:and|&) development(?: expenses?)?",
     "inventories": r"(?:merchandise )?inventor(?:y|ies)(?:, net)?",
     "receivables": rf"{_A}(?:accounts )?receivables?{_NET}(?: and other)?"
@@ -61,7 +63,32 @@ LINES: dict[str, str] = {
     "capital expenditures": r"(?:purchases of|additions to|acquisitions? of) property"
                             r"(?:,)? (?:plant )?(?:and|&) equipment|capital expenditures",
 }  # fmt: skip
+# The primary statements, by the title line of their table chunks
+_STATEMENT = re.compile(
+    r"balance sheets?|statements? of (?:consolidated )?(?:financial (?:position|condition)|"
+    r"income|operations|earnings|comprehensive income|cash flows?)|income statements?",
+    re.IGNORECASE,
+)
 _COMPILED = {name: re.compile(rf"(?:{pattern})", re.IGNORECASE) for name, pattern in LINES.items()}
+# The statement each line is read from first (a cash flow statement's "Accounts payable" is the
+# year's change, not the balance; its "Net income" is the income statement's, but comes second)
+BALANCE, INCOME, CASH_FLOWS = "balance", "income", "cash flows"
+_STATEMENT_OF = {
+    "depreciation and amortization": CASH_FLOWS, "operating cash flow": CASH_FLOWS,
+    "capital expenditures": CASH_FLOWS, "revenue": INCOME, "cost of sales": INCOME,
+    "gross profit": INCOME, "operating income": INCOME, "net income": INCOME,
+    "interest expense": INCOME, "pretax income": INCOME, "income taxes": INCOME,
+    "research and development": INCOME,
+}  # fmt: skip
+# Expenses and outflows are printed either way round ("(769)" or "769"); a ratio uses the amount
+EXPENSES = frozenset({"cost of sales", "interest expense", "income taxes", "capital expenditures",
+                      "research and development", "depreciation and amortization"})  # fmt: skip
+_KINDS = (
+    (BALANCE, re.compile(r"balance sheets?|financial (?:position|condition)", re.IGNORECASE)),
+    (CASH_FLOWS, re.compile(r"cash flows?", re.IGNORECASE)),
+    (INCOME, re.compile(r"income|operations|earnings", re.IGNORECASE)),
+)
+_CHANGES = re.compile(r"^(?:increase|decrease|\(increase\)|changes?)\b.*:", re.IGNORECASE)
 _FOOTNOTE = re.compile(r"\s*(?:\(\d\)|\*+|\[\d\])\s*$")
 _UNIT_TAIL = re.compile(r"\s*\(in (thousands|millions|billions)\)$")
 _SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
@@ -94,6 +121,20 @@ class LineValue:
         return self.value * self.scale
 
 
+def is_statement(text: str) -> bool:
+    """Whether a table chunk's title line names a primary statement ("CONSOLIDATED BALANCE
+    SHEETS (In millions)"), where a ratio's lines are read first."""
+    return statement_kind(text) is not None
+
+
+def statement_kind(text: str) -> str | None:
+    """BALANCE, INCOME or CASH_FLOWS for a primary statement's table chunk; None otherwise."""
+    title = text.lstrip().split("\n", 1)[0]
+    if LABEL_SEP in title or _STATEMENT.search(title) is None:
+        return None
+    return next(kind for kind, words in _KINDS if words.search(title))
+
+
 def table_rows(text: str) -> Iterator[TableRow]:
     """The rendered table rows of a passage's text; other lines are skipped."""
     for line in text.split("\n"):
@@ -110,18 +151,29 @@ def table_rows(text: str) -> Iterator[TableRow]:
 
 
 def matches(line: str, label: str) -> bool:
-    """Whether a row label is one of the captions of the statement line `line`."""
+    """Whether a row label is one of the captions of the statement line `line` (not a change
+    in it: "Changes in operating assets and liabilities: Accounts payable")."""
+    if _CHANGES.match(label):
+        return False
     name = _FOOTNOTE.sub("", label.rsplit(": ", 1)[-1]).strip(" :")
     return _COMPILED[line].fullmatch(" ".join(name.split())) is not None
 
 
-def find_line(passages: Sequence[Passage], line: str, period: Period | None) -> LineValue | None:
+def find_line(
+    passages: Sequence[Passage], line: str, period: Period | None, own_only: bool = False
+) -> LineValue | None:
     """The value of `line` for `period` (the first column when None) in the first passage with
-    a row of that line and a column of that period."""
-    for passage in passages:
+    a row of that line and a column of that period: first among the passages of the line's own
+    statement (the balance sheet for a balance), then (unless `own_only`) among the others."""
+    own = _STATEMENT_OF.get(line, BALANCE)
+    ordered = sorted(passages, key=lambda p: statement_kind(p.text) != own)  # stable
+    if own_only:
+        ordered = [p for p in ordered if statement_kind(p.text) == own]
+    for passage in ordered:
         for row in table_rows(passage.text):
             if matches(line, row.label) and (found := _cell(row, period)) is not None:
                 column, text, value = found
+                value = abs(value) if line in EXPENSES else value
                 return LineValue(line, row.label, column, text, value, row.scale, passage.n)
     return None
 

@@ -35,6 +35,7 @@ from desktop_rag.services.core import CoreContext, CoreService
 from desktop_rag.services.generation import AnswerGeneration
 from desktop_rag.services.ports import EngineInfo, SearchPort
 from desktop_rag.services.preload import EnginePreloader
+from desktop_rag.services.ratio_lines import RatioLines
 from desktop_rag.services.routing import route_table
 from desktop_rag.services.second_look import SecondLooker
 from desktop_rag.services.stages import (
@@ -59,6 +60,7 @@ class AnswerService:
         self._generation = AnswerGeneration(ctx, core)
         self._looker = SecondLooker(ctx)
         self._unsure = UnsureRefusals(ctx)
+        self._ratio_lines = RatioLines(lambda doc_id: ctx.catalog.chunks_of(doc_id))
 
     # ---- chats -----------------------------------------------------------------------------
     def new_chat(self) -> str:
@@ -132,6 +134,8 @@ class AnswerService:
             answer = self._refusal(question, chat_id, result, timings, start)
         else:
             passages = self._retrieved(query, core, result)
+            if self.ctx.settings.llm.ratio_worksheet:  # a ratio's statement lines, if missing
+                passages = self._ratio_lines.completed(query, core.passages, passages)
             stages.found([*core.passages, *passages])
             answer = self._answer(
                 question, query, chat_id, core, passages, result, timings, stages, cancel, start
@@ -196,7 +200,7 @@ class AnswerService:
     ) -> Answer:
         shape = formula_shape(question, query, compared)
         every = [*core.passages, *passages]
-        worked = worked_ratio(query, every, self.ctx.settings.llm.ratio_worksheet and bool(shape))
+        worked = worked_ratio(query, every, self.ctx.settings.llm.ratio_worksheet)
         messages = prompts.build_messages(core.passages, passages, query, shape, note, worked)
         gen_start, stages = time.perf_counter(), reporter_of(on_token)
         if (self._looker.enabled or self._unsure.enabled) and every:
