@@ -221,3 +221,16 @@ def test_nothing_is_fetched_when_the_passages_hold_the_lines_or_no_ratio_is_aske
     assert lines.completed("What is the FY2021 current ratio?", [], PASSAGES) == PASSAGES
     assert lines.completed("What was revenue in 2021?", [], PASSAGES[:1]) == PASSAGES[:1]
     assert chunks.reads == 0
+
+
+def test_the_worked_calculation_is_kept_when_the_answer_paraphrases_it() -> None:
+    from desktop_rag.services.answer_rules import with_worked
+
+    question = "What is the current ratio in FY2021?"
+    sheet = worksheet(question, PASSAGES)
+    said = "The calculation is 26,291 [3] divided by 9,674 [3], which is 2.72 [3]."
+    (calc,) = with_worked((), sheet, said, PASSAGES, question)
+    assert calc.checked and calc.result_text == "2.72"
+    copied = check_calculations(f"Calculation: 26,291 [3] ÷ 9,674 [3] = 2.72\n{said}", PASSAGES)
+    assert with_worked(copied, sheet, said, PASSAGES, question) == copied  # not twice
+    assert with_worked((), sheet, prompts.NOT_FOUND, PASSAGES, question) == ()

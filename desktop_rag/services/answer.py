@@ -29,7 +29,12 @@ from desktop_rag.llm.windows import tightened
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import Generation
 from desktop_rag.routes.base import RouteRequest, parse_route
-from desktop_rag.services.answer_rules import answer_refused, formula_shape, worked_ratio
+from desktop_rag.services.answer_rules import (
+    answer_refused,
+    formula_shape,
+    with_worked,
+    worked_ratio,
+)
 from desktop_rag.services.answer_timings import generation_timings, since
 from desktop_rag.services.core import CoreContext, CoreService
 from desktop_rag.services.generation import AnswerGeneration
@@ -215,7 +220,8 @@ class AnswerService:
             timings["second_look_ms"] = look.ms
         checker = CitationChecker(self.ctx.embedder)
         sentences = checker.check(text, every)
-        calculations = check_calculations(text, every, question)
+        calculations = with_worked(check_calculations(text, every, question), worked, text, every,
+                                   question)  # fmt: skip
         return Answer(
             question,
             text.strip(),

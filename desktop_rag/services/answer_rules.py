@@ -3,6 +3,7 @@ and when an answer counts as a refusal."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -10,6 +11,7 @@ from desktop_rag.computed import CheckedCalculation
 from desktop_rag.domain import Passage
 from desktop_rag.llm import prompts
 from desktop_rag.llm.calc_questions import calculation_shape
+from desktop_rag.llm.calculations import check_calculations
 from desktop_rag.llm.ratio_worksheet import Worksheet, worksheet
 
 _COMPARE_WORDS = re.compile(r"\bcompar\w*", re.IGNORECASE)
@@ -26,6 +28,25 @@ def formula_shape(question: str, query: str, compared: bool) -> str | None:
 def worked_ratio(query: str, passages: Sequence[Passage], enabled: bool) -> Worksheet | None:
     """The financial ratio the query names, worked out from the passages' tables (when on)."""
     return worksheet(query, passages) if enabled else None
+
+
+def with_worked(
+    calculations: tuple[CheckedCalculation, ...],
+    worked: Worksheet | None,
+    text: str,
+    passages: Sequence[Passage],
+    question: str,
+) -> tuple[CheckedCalculation, ...]:
+    """The answer's calculations, and the app's worked one when the answer did not write it
+    (a small model sometimes paraphrases the line: "The calculation line is: …"). Checked
+    against the sources like the answer's own, it shows the user what was computed and backs
+    the sentence stating its result. Not under a refusal: the answer then states nothing."""
+    if worked is None or prompts.is_not_found(text):
+        return calculations
+    if any(c.result is not None and math.isclose(c.result, worked.result) for c in calculations):
+        return calculations
+    line = f"Calculation: {worked.expression} = {worked.result_text}"
+    return (*calculations, *check_calculations(line, passages, question))
 
 
 def answer_refused(text: str, calculations: Sequence[CheckedCalculation]) -> bool:
