@@ -234,3 +234,19 @@ def test_the_worked_calculation_is_kept_when_the_answer_paraphrases_it() -> None
     copied = check_calculations(f"Calculation: 26,291 [3] ÷ 9,674 [3] = 2.72\n{said}", PASSAGES)
     assert with_worked(copied, sheet, said, PASSAGES, question) == copied  # not twice
     assert with_worked((), sheet, prompts.NOT_FOUND, PASSAGES, question) == ()
+
+
+def test_a_sentence_stating_the_worked_ratio_in_its_own_words_is_backed() -> None:
+    from desktop_rag.llm.calc_support import unsupported
+    from desktop_rag.llm.citations import Sentence
+    from desktop_rag.services.answer_rules import named, with_worked
+
+    question = "What is the current ratio in FY2021?"
+    sheet = worksheet(question, PASSAGES)
+    text = "The current ratio in FY2021 is 2.72, as calculated from the current assets figures."
+    said = Sentence(text, (3,), {3: 0.3}, supported=False)  # far from any table row
+    calcs = with_worked((), sheet, text, PASSAGES, question)
+    assert unsupported([said], calcs, PASSAGES, named=named(sheet)) == []
+    assert unsupported([said], calcs, PASSAGES) == [text]  # not backed without the name rule
+    other = Sentence("The quick ratio in FY2021 is 2.72.", (3,), {3: 0.3}, supported=False)
+    assert unsupported([other], calcs, PASSAGES, named=named(sheet)) == [other.text]

@@ -8,9 +8,12 @@ revenue was $6,133,774 thousand [1]." after a checked "Calculation: 4,180,339 [1
 - a "Calculation:" line is no sentence to judge: its inputs are checked number by number;
 - a sentence close enough to its sources (support at the checker's threshold) whose only numbers
   missing from every given passage are roundings of a checked result (as computed, in the
-  table's unit, in full, in millions or billions, as a percentage; 0 to 2 places) is supported
+  table's unit, in full, in millions or billions, as a percentage; 0 to 4 places) is supported
   by that calculation. A result that was not checked (an input not found, the model's result
   wrong) backs nothing: its sentence stays flagged.
+- a sentence that names a ratio the app worked out itself (`named`: "current ratio") and states
+  its checked result needs no closeness: it says what was computed, in words of its own ("as
+  calculated from the current assets and current liabilities"), which no table row resembles.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ def unsupported(
     calculations: Sequence[CheckedCalculation],
     passages: Sequence[Passage],
     threshold: float = SUPPORT_THRESHOLD,
+    named: Sequence[str] = (),
 ) -> list[str]:
     """The sentences that no source supports, less calculation lines and the sentences backed by
     a checked calculation (see the module docstring)."""
@@ -39,14 +43,19 @@ def unsupported(
     if not results or not flagged:
         return [s.text for s in flagged]
     sources = Claim("\n".join(p.text for p in passages))
-    return [s.text for s in flagged if not _backed(s, results, sources, threshold)]
+    names = [n.lower() for n in named]
+    return [s.text for s in flagged if not _backed(s, results, sources, threshold, names)]
 
 
-def _backed(sentence: Sentence, results: set[str], sources: Claim, threshold: float) -> bool:
-    """Close to its sources, with no name they lack, and every number they lack a result."""
+def _backed(
+    sentence: Sentence, results: set[str], sources: Claim, threshold: float, named: list[str]
+) -> bool:
+    """Close to its sources (or naming the worked ratio), with no name they lack, and every
+    number they lack a result."""
     claim = Claim(sentence.text)
     missing = claim.numbers - sources.numbers
     close = sentence.support is not None and sentence.support >= threshold
+    close = close or any(name in sentence.text.lower() for name in named)
     return close and bool(missing) and missing <= results and claim.names <= sources.vocabulary
 
 
@@ -58,7 +67,7 @@ def _result_numbers(calculations: Sequence[CheckedCalculation]) -> set[str]:
             continue
         for value in {calc.result, calc.result * 100, calc.result * calc.scale}:
             numbers |= {_normal(value / unit, places) for unit in _UNITS
-                        if unit == 1 or abs(value) >= unit for places in (0, 1, 2)}  # fmt: skip
+                        if unit == 1 or abs(value) >= unit for places in range(5)}  # fmt: skip
     return numbers
 
 

@@ -79,8 +79,12 @@ class Claim:
 
     @cached_property
     def vocabulary(self) -> frozenset[str]:
-        """Every word, stemmed, and every number: what a source offers to match against."""
-        return frozenset(stem(w) for w in self.tokens) | self.numbers
+        """Every word, stemmed, and every number: what a source offers to match against. A year
+        also offers its fiscal year's names ("2021": "FY2021", "FY21"), which tables never
+        print but answers write."""
+        years = [n for n in self.numbers if _YEAR.fullmatch(n)]
+        fiscal = {f"fy{y}" for y in years} | {f"fy{y[2:]}" for y in years}
+        return frozenset(stem(w) for w in self.tokens) | self.numbers | fiscal
 
     @cached_property
     def numbers(self) -> frozenset[str]:
@@ -119,6 +123,9 @@ class Claim:
         if self.negated != source.negated:
             return "negated in one and not the other"
         return None
+
+
+_YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 
 
 def _names(text: str) -> Iterator[str]:

@@ -32,6 +32,7 @@ from desktop_rag.routes.base import RouteRequest, parse_route
 from desktop_rag.services.answer_rules import (
     answer_refused,
     formula_shape,
+    named,
     with_worked,
     worked_ratio,
 )
@@ -228,7 +229,7 @@ class AnswerService:
             chat_id,
             tuple(checker.citations(sentences, every)),
             tuple(every),
-            tuple(unsupported(sentences, calculations, every)),  # less what calculations back
+            tuple(unsupported(sentences, calculations, every, named=named(worked))),
             answer_refused(text, calculations),
             result.reranker,
             self.ctx.engine.gpu_offload,

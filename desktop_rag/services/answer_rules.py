@@ -49,6 +49,11 @@ def with_worked(
     return (*calculations, *check_calculations(line, passages, question))
 
 
+def named(worked: Worksheet | None) -> tuple[str, ...]:
+    """The worked ratio's name, by which an answer sentence states its result (support rules)."""
+    return () if worked is None else (worked.name,)
+
+
 def answer_refused(text: str, calculations: Sequence[CheckedCalculation]) -> bool:
     """A refusal, unless a checked calculation answers (the model may add that the sources do
     not hold the result itself)."""
