@@ -237,9 +237,11 @@ class Calculation:
     line: str
 
 
-_LINE = re.compile(
-    r"\bcalculations?[ \t*`]*[:：][ \t*`]*(?P<body>.*?)[ \t*`]*$", re.IGNORECASE | re.MULTILINE
+_LINE = re.compile(  # "Calculation: …"; "The calculation line is: …", as a small model restates it
+    r"\bcalculations?(?: line)?(?: is)?[ \t*`]*[:：][ \t*`]*(?P<body>.*?)[ \t*`]*$",
+    re.IGNORECASE | re.MULTILINE,
 )
+_SENTENCE_END = re.compile(r"(?<=[0-9%a-z)\]])\.\s+(?=[A-Z])")
 _CITE = r"\s*\[\s*(\d+(?:\s*[,;\-–]\s*\d+)*)\s*\]"  # "[1]", "[2, 3]", "[4-6]", as answers cite
 _CITATION = re.compile(_CITE)
 _CITED = re.compile(rf"(?P<number>{NUMBER_PATTERN})(?P<citations>(?:{_CITE})*)")
@@ -261,8 +263,8 @@ def _calculation(left: str, right: str, line: str) -> Calculation:
         for m in _CITED.finditer(left)
     )
     expression = _tidy(_CITATION.sub("", left))
-    stated = _tidy(right.partition("=")[0]) or None
-    return Calculation(expression, inputs, stated, line)
+    stated = _SENTENCE_END.split(right.partition("=")[0], maxsplit=1)[0]  # "0.109. Amazon's …"
+    return Calculation(expression, inputs, _tidy(stated) or None, line)
 
 
 def _tidy(side: str) -> str:

@@ -385,3 +385,11 @@ def test_random_answers_never_break_find_calculations() -> None:
         for calc in find_calculations(text):
             assert calc.expression
             _check(calc.expression)
+
+
+def test_a_restated_calculation_line_is_read_up_to_its_result() -> None:
+    from desktop_rag.calculator import find_calculations
+
+    (calc,) = find_calculations("The calculation line is: 3,033 ÷ 27,709 = 0.109. Amazon's "
+                                "return on equity is 0.109 [7].")  # fmt: skip
+    assert (calc.expression, calc.stated) == ("3,033 ÷ 27,709", "0.109")
