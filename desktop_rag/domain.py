@@ -186,6 +186,7 @@ class Passage:
     score: float
     is_core: bool = False
     neighbours: tuple[Chunk, ...] = ()  # the chunks it was widened with, in reading order
+    added_for: str = ""  # why the app added it to what retrieval found ("" when it did not)
 
     @property
     def members(self) -> tuple[Chunk, ...]:

@@ -209,6 +209,7 @@ def test_missing_lines_are_fetched_from_the_documents_statements() -> None:
     passages = RatioLines(chunks).completed(question, [], [_passage(1, NOTES), _passage(2, half)])
     assert [p.n for p in passages] == [1, 2, 3]
     assert passages[2].text == BALANCE  # the chunk with the totals, numbered after the others
+    assert passages[2].added_for and not passages[1].added_for  # the sources list says why
     sheet = worksheet(question, passages)
     assert sheet is not None and sheet.expression == "26,291 [3] ÷ 9,674 [3]"
 

@@ -74,8 +74,10 @@ def _item(passage: Passage, cited: bool, at: int | None) -> QTreeWidgetItem:
     chunk = passage.chunk
     page = str(at) if at is not None else ""
     core = " (core)" if passage.is_core else ""
-    item = QTreeWidgetItem([str(passage.n), chunk.title + core, page,
-                            f"{passage.score:.3f}", "yes" if cited else ""])
+    added = f" (added: {passage.added_for})" if passage.added_for else ""
+    score = "—" if passage.added_for else f"{passage.score:.3f}"  # not ranked: read by the app
+    item = QTreeWidgetItem([str(passage.n), chunk.title + core + added, page, score,
+                            "yes" if cited else ""])  # fmt: skip
     item.setToolTip(1, passage.text[:600])
     if cited:
         font = QFont()

@@ -22,6 +22,7 @@ from desktop_rag.llm.ratio_worksheet import asked_worksheet, needed_lines, works
 from desktop_rag.llm.statement_lines import find_line, is_statement
 
 MAX_DOCUMENTS = 2  # the passages' first documents whose statements are read
+ADDED_FOR = "a line the ratio needs"
 
 
 class RatioLines:
@@ -55,7 +56,7 @@ class RatioLines:
         """The table chunks of primary statements of the passages' first documents, in reading
         order, as unnumbered passages."""
         docs = list(dict.fromkeys(p.chunk.doc_id for p in passages))[:MAX_DOCUMENTS]
-        return [Passage(0, chunk, chunk.text, 0.0) for doc in docs
+        return [Passage(0, chunk, chunk.text, 0.0, added_for=ADDED_FOR) for doc in docs
                 for chunk in self._chunks_of(doc) if is_statement(chunk.text)]  # fmt: skip
 
 
