@@ -244,7 +244,7 @@ def test_a_sentence_stating_the_worked_ratio_in_its_own_words_is_backed() -> Non
 
     question = "What is the current ratio in FY2021?"
     sheet = worksheet(question, PASSAGES)
-    text = "The current ratio in FY2021 is 2.72, as calculated from the current assets figures."
+    text = "NIKE's current ratio in FY2021 is 2.72, as calculated from the current assets figures."
     said = Sentence(text, (3,), {3: 0.3}, supported=False)  # far from any table row
     calcs = with_worked((), sheet, text, PASSAGES, question)
     assert unsupported([said], calcs, PASSAGES, named=named(sheet)) == []

@@ -42,7 +42,8 @@ def unsupported(
     results = _result_numbers(calculations)
     if not results or not flagged:
         return [s.text for s in flagged]
-    sources = Claim("\n".join(p.text for p in passages))
+    titles = " ".join(dict.fromkeys(p.chunk.title for p in passages))  # "Costco's EBITDA …"
+    sources = Claim("\n".join(p.text for p in passages), subject=titles)
     names = [n.lower() for n in named]
     return [s.text for s in flagged if not _backed(s, results, sources, threshold, names)]
 
@@ -56,7 +57,8 @@ def _backed(
     missing = claim.numbers - sources.numbers
     close = sentence.support is not None and sentence.support >= threshold
     close = close or any(name in sentence.text.lower() for name in named)
-    return close and bool(missing) and missing <= results and claim.names <= sources.vocabulary
+    known = sources.vocabulary | sources.subject_names
+    return close and bool(missing) and missing <= results and claim.names <= known
 
 
 def _result_numbers(calculations: Sequence[CheckedCalculation]) -> set[str]:
