@@ -17,9 +17,11 @@ from desktop_rag.routes.key_sentences import (
     Candidate,
     candidates,
     cue,
+    framing,
     key_sentences,
     pick,
     place,
+    scores,
     sentence_count,
 )
 from desktop_rag.routes.sections import Section
@@ -50,6 +52,25 @@ def test_only_sentences_of_prose_are_candidates_in_reading_order() -> None:
     found = candidates([first, second])
     assert [(c.section, c.text) for c in found] == [(1, CONTRIBUTION), (2, FINDING)]
     assert [c.order for c in found] == [0, 1]
+
+
+def test_a_sentence_cut_off_at_a_chunk_end_is_no_candidate() -> None:
+    cut = section(1, f"{CONTRIBUTION} We summarize our contributions as follows: 1) We define "
+                     "the task of Knowledge-aware Language")  # fmt: skip
+    assert [c.text for c in candidates([cut])] == [CONTRIBUTION]
+
+
+def test_introductions_and_conclusions_are_where_a_paper_states_itself() -> None:
+    for title in ("1 INTRODUCTION (pages 1–2)", "7 DISCUSSION – 9 CONCLUSION (page 9)",
+                  "Executive summary", "5 Conclusions and Future Work"):  # fmt: skip
+        assert framing(title), title
+    for title in ("3 Dataset Construction (pages 3–4)", "6 Related Work", "Part 2"):
+        assert not framing(title), title
+    plain = Section(2, "4 Experiments", section(2, FINDING).chunks, 14)
+    closing = Section(2, "6 Conclusion", section(2, FINDING).chunks, 14)
+    assert candidates([closing])[0].framing and not candidates([plain])[0].framing
+    vectors = np.array([[1.0, 0.0]], dtype=np.float32)
+    assert scores(candidates([closing]), vectors)[0] > scores(candidates([plain]), vectors)[0]
 
 
 def test_stated_contributions_and_findings_weigh_more_than_others_work() -> None:

@@ -5,6 +5,7 @@ summaries are not read again, the bullets asked for are the bullets given, Stop 
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 import time
@@ -43,6 +44,16 @@ def first_sentence(text: str) -> str:
     return re.split(r"(?<=\.)\s", flat, maxsplit=1)[0]
 
 
+def _nth_sentence(sources: list[tuple[str, str]], i: int) -> tuple[str, str]:
+    """The i-th bullet of the fake: the sources' distinct sentences in turn (so that bullets
+    differ, as the route asks, until the sources run out)."""
+    each = [[(n, x) for x in re.split(r"(?<=\.)\s", " ".join(t.split()))] for n, t in sources]
+    rounds = [x for row in itertools.zip_longest(*each) for x in row if x is not None]
+    distinct = list(dict.fromkeys(rounds))
+    n, sentence = distinct[i % len(distinct)]
+    return n, sentence.rstrip(".")
+
+
 class SummaryEngine(FakeChatEngine):
     """Summarises a part by its first sentence; writes the summary as `bullets` bullets (one
     per source, cycling), or one sentence per source; `hold` makes each pass wait (to Stop)."""
@@ -72,12 +83,13 @@ class SummaryEngine(FakeChatEngine):
         return self._say(self._summary(user), on_token, cancel)
 
     def _summary(self, user: str) -> str:
-        sources = [(n, first_sentence(t).rstrip(".")) for n, t in _SOURCE.findall(user)]
+        found = _SOURCE.findall(user)
         more = _MORE.search(user)
         count = int(more.group(1)) if more else self.bullets
         if count is None:
-            return " ".join(f"{s}. [{n}]" for n, s in sources)
-        picked = [sources[i % len(sources)] for i in range(count)]
+            return " ".join(f"{first_sentence(t).rstrip('.')}. [{n}]" for n, t in found)
+        written = len(re.findall(r"(?m)^- ", user.split("Already written:", 1)[1])) if more else 0
+        picked = [_nth_sentence(found, i) for i in range(written, written + count)]
         return "Here is the summary:\n" + "\n".join(f"- {s}. [{n}]" for n, s in picked) + "\n"
 
     def _say(self, text: str, on_token: Any, cancel: Any) -> Generation:
@@ -215,7 +227,7 @@ def test_a_second_summary_reads_nothing_again(tmp_path: Path) -> None:
 
 def test_five_bullets_are_five_when_the_model_writes_more(tmp_path: Path) -> None:
     lib = Library()
-    lib.add("Short paper", paper(3))
+    lib.add("Short paper", paper(8))
     engine = SummaryEngine(bullets=7)
     streamed: list[str] = []
     answer = route(tmp_path, lib, engine).answer(
@@ -229,7 +241,7 @@ def test_five_bullets_are_five_when_the_model_writes_more(tmp_path: Path) -> Non
 
 def test_too_few_bullets_are_made_up_by_asking_for_the_missing_ones(tmp_path: Path) -> None:
     lib = Library()
-    lib.add("Short paper", paper(3))
+    lib.add("Short paper", paper(8))
     engine = SummaryEngine(bullets=3)
     answer = route(tmp_path, lib, engine).answer(request("List the key points in 5 bullets."))
     body = answer.answer.split("\n\nRead")[0]

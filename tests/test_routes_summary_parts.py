@@ -13,6 +13,7 @@ from desktop_rag.routes.summary_format import (
     BulletGate,
     LinkedCancel,
     bullets_of,
+    distinct,
     exactly,
     parse_format,
 )
@@ -100,11 +101,27 @@ def test_the_gate_passes_bullets_until_the_count_and_then_stops_the_model() -> N
 
 
 def test_bullets_are_trimmed_or_split_to_the_count() -> None:
-    lead, points = bullets_of("Here:\n- A one. [1]\n- B two. Then C. [2]\n* D\n")
-    assert lead == ["Here:"] and points == ["A one. [1]", "B two. Then C. [2]", "D"]
+    lead, points = bullets_of("Here:\n- A one. [1]\n- B two. Then C. [2]\n* D.\n")
+    assert lead == ["Here:"] and points == ["A one. [1]", "B two. Then C. [2]", "D."]
     assert exactly(points, 2) == ["A one. [1]", "B two. Then C. [2]"]
-    assert exactly(points, 4) == ["A one. [1]", "B two.", "Then C. [2]", "D"]
+    assert exactly(points, 4) == ["A one. [1]", "B two.", "Then C. [2]", "D."]
     assert exactly(["Only one."], 3) == ["Only one."]  # nothing to split: stays short
+
+
+def test_repeated_and_broken_off_bullets_are_dropped_to_be_asked_again() -> None:
+    looped = ["The paper surveys self-correction of LLMs. [18]",
+              "It covers training-time and post-hoc corrections. [8]",
+              "It covers training-time and post-hoc corrections. [9]",  # the model looped
+              "The paper covers"]  # and broke off  # fmt: skip
+    assert distinct(looped) == looped[:2]
+    assert exactly(looped, 5) == looped[:2]  # too few now: the route asks for three more
+    alike_but_not_repeats = ["The paper studies ranking on page 2 with care.",
+                             "The paper studies parsing on page 3 with care."]  # fmt: skip
+    assert distinct(alike_but_not_repeats) == alike_but_not_repeats
+    short_but_whole = ["Revenue grew 12%. [1]", "Costs fell. [2]"]
+    assert distinct(short_but_whole) == short_but_whole
+    assert distinct(["A first point stated in full. [1]", "Then a last one that"]) == [
+        "A first point stated in full. [1]"]  # fmt: skip
 
 
 def test_kept_summaries_depend_on_the_model_and_the_prompt(tmp_path: Path) -> None:

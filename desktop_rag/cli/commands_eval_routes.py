@@ -149,9 +149,13 @@ def _print_summaries(r: dict[str, Any]) -> None:
             say(f"  {p['paper']}: no abstract found, not scored")
             continue
         say(f"  {p['paper']:22} {p['pages']:>3} pages: coverage {p['coverage']:.2f} "
-            f"({p['covered']}/{p['key_points']}), supported {p['supported_share']:.2f} "
+            f"({p['covered']}/{p['key_points']}; the text itself {p['covered_by_text']}), "
+            f"supported {p['supported_share']:.2f} "
             f"({p['sentences_supported']}/{p['sentences_checked']}), {p['time_s']} s, "
             f"cached again: first token {p['second_ttft_ms']:.0f} ms")  # fmt: skip
+    if r.get("key_points"):
+        say(f"key points covered {r['covered']}/{r['key_points']}; by the papers' own text "
+            f"(abstracts held out), the most a summary could reach: {r['covered_by_text']}")
     say(f"mean coverage {r['mean_coverage']} (by support score alone "
         f"{r.get('mean_coverage_by_score')}), mean supported {r['mean_supported_share']}, "
         f"mean time {r['mean_time_s']} s, second summary first token {r['mean_second_ttft_ms']} "

@@ -26,9 +26,10 @@ from desktop_rag.locate import sentence_spans
 from desktop_rag.protocols import Embedder
 from desktop_rag.routes.sections import Section, flat
 
-PICKER_VERSION = "key-sentences-v1"  # part of a kept summary's key: change it with the picking
+PICKER_VERSION = "key-sentences-v2"  # part of a kept summary's key: change it with the picking
 MIN_WORDS, MAX_WORDS = 8, 60
 DIVERSITY = 0.5  # the weight of a candidate's likeness to what was already picked
+FRAMING = 0.10  # an introduction's or a conclusion's sentence (see `framing`)
 OPENING, CLOSING = 0.2, 0.85  # shares of the document's sentences: its opening and its close
 _STATES = re.compile(
     r"(?i)\b(?:we|our (?:study|work|method|approach|analysis|results?)|this (?:paper|work|study"
@@ -50,6 +51,11 @@ _FRAMES = re.compile(
         r"(?:is|are) (?:the|a) (?:world's )?(?:largest|leading)",
     )) + ")\\b"
 )
+_FRAMING_HEADING = re.compile(
+    r"(?i)\b(?:introduction|overview|executive summary|summary|conclusions?|concluding"
+    r"|discussion)\b"
+)
+_ENDED = re.compile(r"[.!?]['\"\u2019\u201d)\]]*$")
 _CAPTION = re.compile(r"(?i)^\s*(?:fig(?:ure)?\.?|table|algorithm|listing)\s*\d")
 _CITATIONS = re.compile(r"\[\d+(?:[,\u2013-]\s*\d+)*\]|\bet al\b")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
@@ -60,16 +66,23 @@ class Candidate:
     section: int  # the number of its Section (the citation the final pass uses)
     order: int  # its place in the document's reading order
     text: str
+    framing: bool = False  # in an introduction, a conclusion or a summary (see `framing`)
 
 
 def candidates(parts: Sequence[Section]) -> list[Candidate]:
     """The sentences of the sections that could state a point: prose of 8-60 words, no
     caption, no link, not mostly numbers, and said once (a sentence on every page is a running
     header or a notice)."""
-    found = [(section.n, text) for section in parts for text in _sentences(section)]
-    seen = Counter(text.lower() for _, text in found)
-    kept = [(n, text) for n, text in found if seen[text.lower()] == 1 and _prose(text)]
-    return [Candidate(n, order, text) for order, (n, text) in enumerate(kept)]
+    found = [(s.n, text, framing(s.title)) for s in parts for text in _sentences(s)]
+    seen = Counter(text.lower() for _, text, _ in found)
+    kept = [(n, text, f) for n, text, f in found if seen[text.lower()] == 1 and _prose(text)]
+    return [Candidate(n, order, text, f) for order, (n, text, f) in enumerate(kept)]
+
+
+def framing(title: str) -> bool:
+    """Whether a section's headings name the part where a document states its aim and its
+    findings in its own words: an introduction, an overview, a summary, a conclusion."""
+    return bool(_FRAMING_HEADING.search(title))
 
 
 def _sentences(section: Section) -> list[str]:
@@ -80,6 +93,8 @@ def _sentences(section: Section) -> list[str]:
 def _prose(text: str) -> bool:
     words = text.split()
     if not MIN_WORDS <= len(words) <= MAX_WORDS or _CAPTION.match(text) or "http" in text:
+        return False
+    if not _ENDED.search(text):  # cut off at a chunk's end: "…the task of Knowledge-aware Language"
         return False
     if "|" in text:  # a table's row or a contents line, not a sentence
         return False
@@ -108,7 +123,8 @@ def scores(found: Sequence[Candidate], vectors: np.ndarray) -> np.ndarray:
     centroid = vectors.mean(axis=0)
     centroid /= np.linalg.norm(centroid) or 1.0
     central = vectors @ centroid
-    extra = np.array([cue(c.text) + place(c.order, len(found)) for c in found])
+    extra = np.array([cue(c.text) + place(c.order, len(found)) + FRAMING * c.framing
+                      for c in found])  # fmt: skip
     return np.asarray(central + extra)
 
 

@@ -33,7 +33,14 @@ from desktop_rag.routes.key_sentences import PICKER_VERSION, key_sentences, sent
 from desktop_rag.routes.scope import named_documents
 from desktop_rag.routes.sections import Counter, Section, sections, skipped_pages
 from desktop_rag.routes.summary_answer import Checked, Read, check_summary, footer, passages_of
-from desktop_rag.routes.summary_format import Format, as_bullets, bullets_of, exactly, parse_format
+from desktop_rag.routes.summary_format import (
+    Format,
+    as_bullets,
+    bullets_of,
+    distinct,
+    exactly,
+    parse_format,
+)
 from desktop_rag.routes.summary_prompts import (
     REDUCE_VERSION,
     SECTION_TOKENS,
@@ -233,8 +240,9 @@ class SummaryRoute:
         missing = form.bullets - len(points)
         if missing > 0:
             more = generate_more(passes, more_messages(messages, points, missing), missing, tally)
-            points += exactly(bullets_of(more)[1], missing)
-            sink("\n" + as_bullets(points[-missing:]))
+            added = distinct(points + bullets_of(more)[1])[len(points) :][:missing]
+            points += added
+            sink("\n" + as_bullets(added) if added else "")
         return "\n".join([*lead[:1], as_bullets(points[: form.bullets])])
 
     def _answer(

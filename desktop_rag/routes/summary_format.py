@@ -30,6 +30,9 @@ _BRIEF = re.compile(r"\b(?:brief|short|quick|tl;?\s?dr|gist|nutshell|one paragra
 BULLET = re.compile(r"^\s*(?:[-*\u2022\u00b7\u25aa\u2013]|\d{1,2}[.)])\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?:\s*\[[\d,\s\-–]+\])?\s+(?=[A-Z])")
 MAX_BULLETS = 12
+BROKEN_WORDS = 6  # a last bullet of fewer words and no full stop broke off
+REPEATED = 0.85  # the share of two bullets' words they share that makes one a repeat
+_MARKERS = re.compile(r"\[[\d,\s\-\u2013]+\]")
 
 
 def _amount(word: str) -> int:
@@ -179,10 +182,37 @@ def _split_one(points: list[str]) -> bool:
     return True
 
 
+def distinct(points: list[str]) -> list[str]:
+    """The bullets worth showing: a bullet that repeats an earlier one (a small model loops:
+    "The paper covers …" twice) is dropped, and so is a last one that broke off after a few
+    words ("- The paper covers"), so that they are asked for again rather than shown."""
+    out: list[str] = []
+    for point in points:
+        words = _words(point)
+        if words and not any(_alike(words, _words(p)) for p in out):
+            out.append(point)
+    if out and _broke_off(out[-1]):
+        out.pop()
+    return out
+
+
+def _words(point: str) -> set[str]:
+    return set(re.findall(r"\w+", _MARKERS.sub("", point).lower()))
+
+
+def _alike(a: set[str], b: set[str]) -> bool:
+    return len(a & b) >= REPEATED * len(a | b)
+
+
+def _broke_off(point: str) -> bool:
+    text = _MARKERS.sub("", point).strip()
+    return len(text.split()) < BROKEN_WORDS and not re.search(r"[.!?:;)%\"\u201d]$", text)
+
+
 def exactly(points: list[str], wanted: int) -> list[str]:
-    """`points` made `wanted` long without asking the model: the first ones kept when there are
-    more, bullets of several sentences split when there are fewer (may stay short)."""
-    out = [p for p in points if p.strip()][:wanted]
+    """`points` made `wanted` long without asking the model: the first distinct ones kept when
+    there are more, bullets of several sentences split when there are fewer (may stay short)."""
+    out = distinct([p for p in points if p.strip()])[:wanted]
     while len(out) < wanted and _split_one(out):
         pass
     return out

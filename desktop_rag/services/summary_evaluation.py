@@ -49,6 +49,12 @@ class SummaryEvalOptions:
     on_record: Callable[[dict[str, Any]], None] = field(default=lambda _record: None)
 
 
+def held_text(held: HeldOut, doc: Document) -> str:
+    """Everything the summary route reads of `doc`: the ceiling a summary could reach is the
+    share of key points that this text itself states in one sentence or two."""
+    return "\n".join(c.text for c in held.chunks_of(doc.doc_id))
+
+
 def _ask(ctx: AppContext, held: HeldOut, doc: Document, question: str) -> tuple[Answer, float]:
     info = RouteInfo(RouteName.SUMMARY, RouteName.SUMMARY, "eval summaries", True)
     request = RouteRequest(question, question, "eval", info, DocScope(only=frozenset({doc.doc_id})))
@@ -73,12 +79,16 @@ def _paper(ctx: AppContext, doc: Document, opts: SummaryEvalOptions) -> dict[str
     held = HeldOut(ctx.catalog, {doc.doc_id: spans}, pages=opts.pages)
     answer, seconds = _ask(ctx, held, doc, opts.question)
     body = summary_body(answer.answer)
-    covered, scores = coverage(points, body, Aligner(ctx.embedder, opts.threshold))
+    aligner = Aligner(ctx.embedder, opts.threshold)
+    covered, scores = coverage(points, body, aligner)
+    ceiling = sum(coverage(points, held_text(held, doc), aligner)[0])
     supported, checked = supported_share(body, answer.passages, CitationChecker(ctx.embedder))
     second, _ = _ask(ctx, held, doc, opts.question)
     record |= {
         "key_points": len(points), "covered": sum(covered),
         "coverage": round(sum(covered) / max(len(points), 1), 3),
+        "covered_by_text": ceiling,  # by the paper's own text, the abstract held out
+        "ceiling": round(ceiling / max(len(points), 1), 3),
         "coverage_by_score": round(sum(x >= opts.threshold for x in scores)
                                    / max(len(points), 1), 3),  # no number/name check
         "sentences_checked": checked, "sentences_supported": supported,
@@ -120,7 +130,10 @@ def summary_runs(
     return {
         "papers": len(records), "scored": len(scored), "question": opts.question,
         "held_out": "pages" if opts.pages else "abstract", "threshold": opts.threshold,
-        **{f"mean_{k}": _mean(scored, k) for k in ("coverage", "coverage_by_score",
+        "key_points": sum(r["key_points"] for r in scored),
+        "covered": sum(r["covered"] for r in scored),
+        "covered_by_text": sum(r["covered_by_text"] for r in scored),
+        **{f"mean_{k}": _mean(scored, k) for k in ("coverage", "coverage_by_score", "ceiling",
                                                     "supported_share", "time_s",
                                                     "ttft_ms", "second_ttft_ms",
                                                     "reworded_ttft_ms")},
