@@ -242,7 +242,8 @@ class SummaryRoute:
             more = generate_more(passes, more_messages(messages, points, missing), missing, tally)
             added = distinct(points + bullets_of(more)[1])[len(points) :][:missing]
             points += added
-            sink("\n" + as_bullets(added) if added else "")
+            if added:
+                sink("\n" + as_bullets(added))
         return "\n".join([*lead[:1], as_bullets(points[: form.bullets])])
 
     def _answer(

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from desktop_rag.errors import CancelledError
+from desktop_rag.llm.citations import strip_markers
 from desktop_rag.progress import CancelToken
 
 _WORDS = "zero one two three four five six seven eight nine ten eleven twelve"
@@ -32,7 +33,6 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])(?:\s*\[[\d,\s\-–]+\])?\s+(?=[A-Z])")
 MAX_BULLETS = 12
 BROKEN_WORDS = 6  # a last bullet of fewer words and no full stop broke off
 REPEATED = 0.85  # the share of two bullets' words they share that makes one a repeat
-_MARKERS = re.compile(r"\[[\d,\s\-\u2013]+\]")
 
 
 def _amount(word: str) -> int:
@@ -197,7 +197,7 @@ def distinct(points: list[str]) -> list[str]:
 
 
 def _words(point: str) -> set[str]:
-    return set(re.findall(r"\w+", _MARKERS.sub("", point).lower()))
+    return set(re.findall(r"\w+", strip_markers(point).lower()))
 
 
 def _alike(a: set[str], b: set[str]) -> bool:
@@ -205,7 +205,7 @@ def _alike(a: set[str], b: set[str]) -> bool:
 
 
 def _broke_off(point: str) -> bool:
-    text = _MARKERS.sub("", point).strip()
+    text = strip_markers(point)
     return len(text.split()) < BROKEN_WORDS and not re.search(r"[.!?:;)%\"\u201d]$", text)
 
 
