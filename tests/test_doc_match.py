@@ -73,6 +73,9 @@ def test_names_split_on_separators_and_case_and_drop_generic_words() -> None:
 
 def test_typos_are_one_edit_on_long_words_only() -> None:
     assert near("neflix", "netflix") and near("costko", "costco")
+    assert near("netfilx", "netflix")  # two neighbours swapped
+    assert not near("nkie", "nike")  # ...but too short to guess
+    assert not near("netxlif", "netflix")  # two letters exchanged far apart: not one typo
     assert not near("nike", "mike")  # too short to guess
     assert not near("netflix", "netfilms")
 

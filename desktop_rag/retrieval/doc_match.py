@@ -89,13 +89,27 @@ def question_terms(question: str) -> tuple[set[str], set[str]]:
 
 
 def near(word: str, other: str) -> bool:
-    """One edit apart (a typo: "neflix" for "netflix"), for words of five letters or more."""
+    """One edit apart (a typo: "neflix" for "netflix"; two neighbours swapped, "netfilx", count
+    as one), for words of five letters or more."""
     if min(len(word), len(other)) < 5 or abs(len(word) - len(other)) > 1:
         return False
     if len(word) == len(other):
-        return sum(a != b for a, b in zip(word, other, strict=True)) == 1
+        return _substituted(word, other) or _swapped(word, other)
     short, long = sorted((word, other), key=len)
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def _substituted(word: str, other: str) -> bool:
+    return sum(a != b for a, b in zip(word, other, strict=True)) == 1
+
+
+def _swapped(word: str, other: str) -> bool:
+    """Two adjacent letters exchanged: the commonest typo of a name typed fast."""
+    differ = [i for i, (a, b) in enumerate(zip(word, other, strict=True)) if a != b]
+    if len(differ) != 2 or differ[1] != differ[0] + 1:
+        return False
+    i, j = differ
+    return word[i] == other[j] and word[j] == other[i]
 
 
 class DocMatcher:
