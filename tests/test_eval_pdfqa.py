@@ -6,8 +6,15 @@ import json
 from pathlib import Path
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import Chunk, DocKind, ScoredChunk
-from desktop_rag.retrieval.pdfqa import HitTable, PdfQuestion, first_hit, load_questions
+from desktop_rag.domain import Chunk, DocFocus, DocKind, ScoredChunk, SearchResult
+from desktop_rag.retrieval.pdfqa import (
+    DocumentRanks,
+    HitTable,
+    PdfQuestion,
+    first_hit,
+    gold_document_rank,
+    load_questions,
+)
 from desktop_rag.services import Services
 from tests.ingest_docs import text_pdfs
 
@@ -55,6 +62,29 @@ def test_hits_need_the_gold_document_and_a_gold_page() -> None:
     assert report["Table"]["questions"] == 2 and report["Chart"]["hit@1"] == 1.0
 
 
+def _found(*hits: tuple[str, dict[str, int]], focus: DocFocus | None = None) -> SearchResult:
+    items = tuple(
+        ScoredChunk(Chunk(f"{doc}:0", doc, f"/x/{doc}.pdf", "t", DocKind.PDF, "x", 0, (1,), (0, 1)),
+                    1.0, ranks)
+        for doc, ranks in hits
+    )  # fmt: skip
+    return SearchResult("?", "hybrid", "none", False, items, focus=focus)
+
+
+def test_the_gold_document_rank_comes_from_the_prior_or_the_named_documents() -> None:
+    q = PdfQuestion("1", "a.pdf", "?", frozenset({1}), ())
+    prior = _found(("b", {"document": 1}), ("a", {"document": 2, "dense": 3}), ("a", {}))
+    assert gold_document_rank(q, prior) == 2
+    named = DocFocus(("b", "a"), ("B", "A"), ("a",), 3.0, 1.0)
+    assert gold_document_rank(q, _found(("b", {}), ("a", {}), focus=named)) == 2
+    assert gold_document_rank(q, _found(("b", {"document": 1}))) is None  # not among them
+    assert gold_document_rank(q, _found(("a", {"dense": 1}))) is None  # the prior did not run
+    ranks = DocumentRanks()
+    for rank in (1, 3, None, 4):
+        ranks.add(rank)
+    assert ranks.report() == {"questions": 4, "first": 0.25, "top3": 0.5}
+
+
 def test_eval_pdfqa_end_to_end(fake_context: AppContext, tmp_path: Path) -> None:
     questions = write_questions(tmp_path / "q.jsonl")
     assert [q.answerable for q in load_questions(questions)] == [True, True, False]
@@ -64,6 +94,7 @@ def test_eval_pdfqa_end_to_end(fake_context: AppContext, tmp_path: Path) -> None
     assert report["by_source"]["Pure-text (Plain-text)"]["hit@1"] == 1.0
     assert set(report["by_mode"]) == {"hybrid", "dense", "bm25"}
     assert set(report["insufficient_evidence_rate"]) == {"answerable", "not_answerable"}
+    assert report["gold_document"] == {"questions": 2, "first": 1.0, "top3": 1.0}
     within = report["within_document"]
     assert set(within["by_mode"]) == {"hybrid", "dense", "bm25"}
     assert within["by_source"]["all"]["hit@1"] == 1.0  # two pages of each document

@@ -122,6 +122,9 @@ def run_pdfqa(args: argparse.Namespace) -> int:
     columns = ["questions", "hit@1", "hit@5", "hit@10"]
     say("\nSearching the whole library (hybrid):")
     print_table(report["by_source"], columns)
+    ranked = report["gold_document"]
+    say(f"The question's document ranked first for {ranked['first']:.0%} of the questions,"
+        f" among the first three for {ranked['top3']:.0%}.")  # fmt: skip
     say("\nSearching within the question's document (hybrid):")
     print_table(report["within_document"]["by_source"], columns)
     return 0

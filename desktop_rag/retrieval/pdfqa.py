@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.domain import Chunk, ScoredChunk
+from desktop_rag.domain import Chunk, ScoredChunk, SearchResult
 from desktop_rag.errors import DesktopRagError
+from desktop_rag.retrieval.doc_prior import DOCUMENT as PRIOR
 
 CUTOFFS = (1, 5, 10)
 ALL = "all"
@@ -84,3 +85,35 @@ class HitTable:
             | {f"hit@{c}": round(row[i] / row[0], 4) for i, c in enumerate(CUTOFFS, start=1)}
             for source, row in sorted(self.counts.items(), key=lambda kv: (kv[0] != ALL, kv[0]))
         }
+
+
+def gold_document_rank(question: PdfQuestion, result: SearchResult) -> int | None:
+    """Where the search put the gold document among documents: its place among the documents
+    the question names (a focused search), else the document prior's rank; None when none of
+    its chunks is among the results (it ranked lower, or the prior did not run)."""
+    own = [item for item in result.results if Path(item.chunk.path).name == question.doc]
+    if not own:
+        return None
+    named = result.focus.doc_ids if result.focus else ()
+    if own[0].chunk.doc_id in named:
+        return named.index(own[0].chunk.doc_id) + 1
+    ranks = [item.sources[PRIOR] for item in own if PRIOR in item.sources]
+    return min(ranks, default=None)
+
+
+@dataclass(slots=True)
+class DocumentRanks:
+    """How often a library-wide search ranked the gold document first, or among the first
+    three: the ceiling of any choice of passages within the documents it favours."""
+
+    counts: list[int] = field(default_factory=lambda: [0, 0, 0])  # questions, first, top 3
+
+    def add(self, rank: int | None) -> None:
+        self.counts[0] += 1
+        self.counts[1] += int(rank == 1)
+        self.counts[2] += int(rank is not None and rank <= 3)
+
+    def report(self) -> dict[str, float]:
+        n, first, top3 = self.counts
+        return {"questions": n, "first": round(first / max(n, 1), 4),
+                "top3": round(top3 / max(n, 1), 4)}  # fmt: skip

@@ -63,11 +63,14 @@ def _pdfqa_runs(
     by_name = {Path(d.path).name: d.doc_id for d in lib.library.list_documents()}
     tables = {(sc, mode): pdfqa.HitTable() for sc in PDFQA_SCOPES for mode in PDFQA_MODES}
     flagged = {True: [0, 0], False: [0, 0]}  # answerable -> [questions, flagged insufficient]
+    documents = pdfqa.DocumentRanks()
     for n, q in enumerate(items, start=1):
         for mode in PDFQA_MODES if q.answerable else ("hybrid",):
             result = lib.search.search(q.question, k=10, mode=mode, rerank=rerank)
             if q.answerable:
                 tables[LIBRARY, mode].add(q, pdfqa.first_hit(q, result.results))
+                if mode == "hybrid":
+                    documents.add(pdfqa.gold_document_rank(q, result))
                 own = DocScope(only=frozenset({by_name.get(q.doc, "")}))
                 scoped = lib.search.search(q.question, k=10, mode=mode, rerank=rerank, scope=own)
                 tables[DOCUMENT, mode].add(q, pdfqa.first_hit(q, scoped.results))
@@ -80,6 +83,7 @@ def _pdfqa_runs(
         "reranker": rerank,
         "by_source": tables[LIBRARY, "hybrid"].report(),
         "by_mode": {mode: tables[LIBRARY, mode].report() for mode in PDFQA_MODES},
+        "gold_document": documents.report(),
         "within_document": {
             "by_source": tables[DOCUMENT, "hybrid"].report(),
             "by_mode": {mode: tables[DOCUMENT, mode].report() for mode in PDFQA_MODES},
