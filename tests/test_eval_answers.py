@@ -102,6 +102,10 @@ def test_a_gold_without_a_number_matches_nothing() -> None:
 def test_normalise_drops_case_punctuation_articles_and_splits_digits_from_letters() -> None:
     assert normalise("The Berlin-School, (of) Psychology!") == "berlin school of psychology"
     assert normalise("10:08AM") == normalise("10:08 am") == "10 08 am"
+    assert normalise("FY 2015-16") == normalise("fy 2015–2016") == "fy 2015 2016"
+    assert normalise("2019/20 and 1998-99") == "2019 2020 and 1998 1999"
+    assert normalise("2015-14") == "2015 14"  # not a range forward: left as written
+    assert normalise("2015-16-03") == "2015 16 03"  # a date, not a range
 
 
 @pytest.mark.parametrize(
@@ -117,6 +121,8 @@ def test_normalise_drops_case_punctuation_articles_and_splits_digits_from_letter
          "If they form a pattern, elements of objects tend to be grouped together perceptually.",
          True),  # the same words, another order
         ("Eating out", "They prefer cooking at home.", False),
+        ("2015-2016", "The report is for the year 2015-16. [2]", True),  # a fiscal year, short
+        ("2015-2016", "The report is for 2015. [2]", False),
     ],
 )  # fmt: skip
 def test_strings_are_contained_or_nearly_equal(gold: str, answer: str, right: bool) -> None:

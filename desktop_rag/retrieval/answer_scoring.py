@@ -167,9 +167,23 @@ def _close(gold: Number, pred: Number) -> bool:
 
 
 # ---- strings -----------------------------------------------------------------------------------
+_YEAR_RANGE = re.compile(r"\b(19|20)(\d\d)\s*[-\u2013/]\s*(\d\d)\b(?![-\u2013/.,:]?\d)")
+
+
+def full_years(text: str) -> str:
+    """A year range written short ("2015-16", a fiscal year's usual form) as "2015-2016"."""
+    return _YEAR_RANGE.sub(_full_range, text)
+
+
+def _full_range(m: re.Match[str]) -> str:
+    century, start, end = m.groups()
+    return f"{century}{start}-{century}{end}" if int(end) > int(start) else m.group(0)
+
+
 def normalise(text: str) -> str:
-    """Lower case, punctuation and symbols as spaces, digits apart from letters, no articles."""
-    text = unicodedata.normalize("NFKC", text).lower()
+    """Lower case, punctuation and symbols as spaces, digits apart from letters, no articles;
+    short year ranges written in full."""
+    text = unicodedata.normalize("NFKC", full_years(text)).lower()
     text = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in text)
     text = _DIGIT_LETTER.sub(" ", text)  # "10:08AM" and "10:08 am", "3cm" and "3 cm" agree
     return " ".join(w for w in text.split() if w not in _ARTICLES)
