@@ -94,22 +94,19 @@ def near(word: str, other: str) -> bool:
     if min(len(word), len(other)) < 5 or abs(len(word) - len(other)) > 1:
         return False
     if len(word) == len(other):
-        return _substituted(word, other) or _swapped(word, other)
+        return _one_slip(word, other)
     short, long = sorted((word, other), key=len)
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
-def _substituted(word: str, other: str) -> bool:
-    return sum(a != b for a, b in zip(word, other, strict=True)) == 1
-
-
-def _swapped(word: str, other: str) -> bool:
-    """Two adjacent letters exchanged: the commonest typo of a name typed fast."""
+def _one_slip(word: str, other: str) -> bool:
+    """Words of one length that differ by one letter, or by two neighbours swapped (the
+    commonest typo of a name typed fast)."""
     differ = [i for i, (a, b) in enumerate(zip(word, other, strict=True)) if a != b]
-    if len(differ) != 2 or differ[1] != differ[0] + 1:
-        return False
+    if len(differ) != 2:
+        return len(differ) == 1
     i, j = differ
-    return word[i] == other[j] and word[j] == other[i]
+    return j == i + 1 and word[i] == other[j] and word[j] == other[i]
 
 
 class DocMatcher:

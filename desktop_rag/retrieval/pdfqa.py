@@ -53,9 +53,14 @@ def load_questions(path: Path) -> list[PdfQuestion]:
     return [question_of(row) for row in read_rows(path)]
 
 
+def in_gold_document(question: PdfQuestion, chunk: Chunk) -> bool:
+    """The chunk comes from the gold document (matched by file name)."""
+    return Path(chunk.path).name == question.doc
+
+
 def on_gold_page(question: PdfQuestion, chunk: Chunk) -> bool:
-    """The chunk comes from the gold document (by file name) and spans a gold page."""
-    return Path(chunk.path).name == question.doc and bool(question.pages.intersection(chunk.pages))
+    """The chunk comes from the gold document and spans a gold page."""
+    return in_gold_document(question, chunk) and bool(question.pages.intersection(chunk.pages))
 
 
 def first_hit(question: PdfQuestion, results: Sequence[ScoredChunk]) -> int | None:
@@ -91,7 +96,7 @@ def gold_document_rank(question: PdfQuestion, result: SearchResult) -> int | Non
     """Where the search put the gold document among documents: its place among the documents
     the question names (a focused search), else the document prior's rank; None when none of
     its chunks is among the results (it ranked lower, or the prior did not run)."""
-    own = [item for item in result.results if Path(item.chunk.path).name == question.doc]
+    own = [item for item in result.results if in_gold_document(question, item.chunk)]
     if not own:
         return None
     named = result.focus.doc_ids if result.focus else ()
