@@ -36,6 +36,7 @@ _NUMBER = re.compile(r"[\s$(]*[-−–]?\$?\s*[\d.,]*\d[\d.,]*\s*\)?\s*%?\)?")
 _DATE = re.compile(
     r"\b(?:(?:19|20)\d\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.IGNORECASE
 )
+_RENDERED_ROW = re.compile(rf"(?:{LABEL_SEP}|{re.escape(PIECE_SEP)})[^|:]{{1,80}}: \S")
 MAX_HEADER_ROWS = 4
 SECTION_PREFIX = 40  # a longer section label is not repeated on its rows
 
@@ -119,6 +120,12 @@ def render_row(row: TableRow, unit_short: str) -> RenderedRow:
     if row.values and unit_short and not _all_percent(row):
         text += f" ({unit_short})"
     return RenderedRow(text, tuple(spans))
+
+
+def is_table_row(line: str) -> bool:
+    """Whether a line of a chunk is a table's row as `render_row` writes it: a separator, then
+    a "column: value" piece (so prose with a dash, or a running header "Report | 12", is not)."""
+    return _RENDERED_ROW.search(line) is not None
 
 
 def _label_part(row: TableRow) -> tuple[str, list[tuple[int, int, Box]]]:

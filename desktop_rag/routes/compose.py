@@ -12,8 +12,10 @@ from desktop_rag.domain import Answer, Citation, Document, Evidence, ListedItem,
 from desktop_rag.locate import boxes_in, page_of
 from desktop_rag.routed import RouteInfo
 from desktop_rag.routes.matching import Found
+from desktop_rag.routes.parts import PartsCount, plural
 from desktop_rag.routes.target import Mode, Target
 
+SHOWN_CHARS = 160  # a part's sentence as listed
 NOTHING_IN_SCOPE = "No indexed document is in scope: there is nothing to list or count."
 
 
@@ -72,6 +74,16 @@ def ordered(found: Sequence[Found], order: dict[str, int]) -> list[Found]:
     return sorted(found, key=key)
 
 
+def _shown(f: Found) -> str:
+    """An item as listed: its line; a part's label first where it is mentioned in a sentence
+    (the sentence cut short: the citation opens it whole)."""
+    if f.by not in ("label", "caption"):
+        return f.unit.text
+    text = f.unit.text if len(f.unit.text) <= SHOWN_CHARS else \
+        f.unit.text[:SHOWN_CHARS].rsplit(" ", 1)[0] + "…"  # fmt: skip
+    return text if f.by == "caption" else f"{f.name}: “{text}”"
+
+
 def _passages(found: Sequence[Found]) -> dict[str, Passage]:
     by_chunk: dict[str, Passage] = {}
     for f in found:
@@ -94,22 +106,48 @@ def _item(f: Found, n: int) -> ListedItem:
                       page_of(chunk, span), chunk.chunk_id, span, f.by)  # fmt: skip
 
 
+def parts_headline(parts: PartsCount, reading: Reading) -> str:
+    """The first sentence of a count of parts: how many, of what, where, and how counted."""
+    if not reading.docs:
+        return NOTHING_IN_SCOPE
+    asked = parts.question
+    least = "at least " if reading.undecided else ""
+    noun = f"pages with {' or '.join(sorted(plural(k) for k in asked.kinds))}" if asked.per_page \
+        else asked.noun  # fmt: skip
+    if parts.numbered_to is not None:
+        how = f" (numbered up to {parts.numbered_to}; the text names {len(parts.found)} of them)"
+    elif asked.per_page:
+        how = ""
+    elif parts.found and all(f.by == "source line" for f in parts.found):
+        how = " (by their “Source:” lines)"
+    elif asked.mentions or not any(f.by == "caption" for f in parts.found):
+        how = " (each label once, at its first mention)"
+    else:
+        how = " (each label once, by its caption)"
+    read = f"reading all {reading.passages:,} passages ({reading.pages:,} pages)"
+    return f"Found {least}{parts.count} {noun} in {_where(reading)}{how}, {read}."
+
+
 def compose(
     target: Target,
     found: Sequence[Found],
     reading: Reading,
     info: RouteInfo,
     limit: int,
+    parts: PartsCount | None = None,
 ) -> tuple[str, Answer]:
     """The answer's text and the answer (its question, chat, timings and engine filled in by
-    the caller with `dataclasses.replace`)."""
+    the caller with `dataclasses.replace`); `parts` where the count is of labelled parts."""
     passages = _passages(found)
-    lines = [f"{i}. {f.unit.text} [{passages[f.unit.chunk.chunk_id].n}]"
+    lines = [f"{i}. {_shown(f)} [{passages[f.unit.chunk.chunk_id].n}]"
              for i, f in enumerate(found, start=1)]  # fmt: skip
     evidence: dict[int, list[Evidence]] = {}
     for f, line in zip(found, lines, strict=True):
         evidence.setdefault(passages[f.unit.chunk.chunk_id].n, []).append(_evidence(f, line))
-    text = [headline(target, len(found), reading), *lines[:limit]]
+    first = headline(target, len(found), reading) if parts is None else \
+        parts_headline(parts, reading)  # fmt: skip
+    count = len(found) if parts is None else parts.count
+    text = [first, *lines[:limit]]
     if len(found) > limit:
         text.append(f"…and {len(found) - limit} more.")
     if reading.undecided:
@@ -118,7 +156,7 @@ def compose(
                       for p in passages.values())  # fmt: skip
     items = tuple(_item(f, passages[f.unit.chunk.chunk_id].n) for f in found)
     route = RouteInfo(info.route, info.handled_by, info.reason, info.forced, info.router_ms,
-                      len(found), dict(reading.details))  # fmt: skip
+                      count, dict(reading.details))  # fmt: skip
     body = "\n".join(text)
     answer = Answer(target.question, body, None, citations, tuple(passages.values()), (),
                     not reading.docs, "none", False, route=route, items=items)  # fmt: skip

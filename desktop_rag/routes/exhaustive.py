@@ -25,6 +25,7 @@ from desktop_rag.routes.compose import Reading, compose, ordered
 from desktop_rag.routes.dense import Paraphrases
 from desktop_rag.routes.judge import BatchSink, Verdicts
 from desktop_rag.routes.matching import Found, Matches, match_items
+from desktop_rag.routes.parts import PartsCount, count_parts, parse_parts
 from desktop_rag.routes.scope import named_documents
 from desktop_rag.routes.target import Mode, Target, parse
 from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, documents_in, units_of
@@ -80,16 +81,40 @@ class ExhaustiveRoute:
     def answer(self, request: RouteRequest) -> Answer:
         target = parse(request.query)
         scan = self._read(request)
+        asked = parse_parts(request.query, target.head_noun)
+        parts = count_parts(asked, scan.units) if asked is not None else None
+        if parts is not None:
+            return self._parts_answer(request, target, scan, parts)
         matches = match_items(scan.units, target)
         candidates = matches.candidates + self._paraphrases(target, scan, matches, request.cancel)
         found, undecided, why = self._judged(target, candidates, scan, request)
         found = ordered(matches.items + found, {d.doc_id: i for i, d in enumerate(scan.docs)})
         scan.details.update(items=len(found), matched=len(matches.items),
                             candidates=len(candidates), undecided=undecided)  # fmt: skip
+        return self._composed(request, target, scan, found, (undecided, why))
+
+    def _parts_answer(
+        self, request: RouteRequest, target: Target, scan: _Scan, parts: PartsCount
+    ) -> Answer:
+        """A count of labelled parts (tables, appendices, exhibits), counted by their labels."""
+        scan.details.update(items=parts.count, parts_found=len(parts.found))
+        return self._composed(request, target, scan, parts.found, (0, ""), parts)
+
+    def _composed(
+        self,
+        request: RouteRequest,
+        target: Target,
+        scan: _Scan,
+        found: list[Found],
+        left: tuple[int, str],
+        parts: PartsCount | None = None,
+    ) -> Answer:
+        undecided, why = left
         library = request.scope.whole_library and not scan.details.get("named")
         reading = Reading(scan.docs, library, len(scan.chunks), _pages(scan.docs), undecided, why,
                           scan.details)  # fmt: skip
-        text, answer = compose(target, found, reading, request.info, self.settings.list_limit)
+        text, answer = compose(target, found, reading, request.info, self.settings.list_limit,
+                               parts)  # fmt: skip
         if request.on_token is not None:
             request.on_token(text)
         return dataclasses.replace(answer, question=request.question, chat_id=request.chat_id,

@@ -23,8 +23,9 @@ class Found:
     """One item found: its unit, how it was found, and (for mentions) where in the unit."""
 
     unit: ItemUnit
-    by: str  # "terms", "phrase", "identifier", "model"
+    by: str  # "terms", "phrase", "identifier", "model", "caption", "label", "source line", …
     span: tuple[int, int] | None = None  # an occurrence, in the unit's chunk text
+    name: str = ""  # a part's label as listed ("Exhibit P-11"), "" for other items
 
 
 @dataclass(slots=True)
