@@ -241,21 +241,38 @@ def build(out: Path, seed: int = 17, small: bool = False) -> list[CountQuestion]
     for draft in drafts(seed, small):
         write_pdf(docs / draft.name, draft)
         questions += questions_of(draft)
-    lines = [json.dumps(asdict(q), ensure_ascii=False) for q in questions]
-    (out / "questions.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_questions(out, questions)
     return questions
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(prog="python -m bench.count_docs", description=__doc__)
+def write_questions(out: Path, questions: list[CountQuestion]) -> None:
+    """OUT/questions.jsonl, one question a line (what `eval counts` reads)."""
+    lines = [json.dumps(asdict(q), ensure_ascii=False) for q in questions]
+    (out / "questions.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+Builder = Callable[[Path, int, bool], list[CountQuestion]]
+
+
+def generator_main(
+    prog: str, doc: str | None, build_set: Builder, seed: int, small_help: str,
+    argv: list[str] | None,
+) -> dict[str, Any]:
+    """The command line every generated count set shares: OUT, --seed, --small."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc)
     parser.add_argument("out", type=Path)
-    parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--small", action="store_true", help="four documents of 20-30 pages")
+    parser.add_argument("--seed", type=int, default=seed)
+    parser.add_argument("--small", action="store_true", help=small_help)
     args = parser.parse_args(argv)
-    questions = build(args.out, args.seed, args.small)
+    questions = build_set(args.out, args.seed, args.small)
     summary = {"questions": len(questions), "counts": [q.count for q in questions]}
     print(json.dumps(summary))
     return summary
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    return generator_main("python -m bench.count_docs", __doc__, build, 17,
+                          "four documents of 20-30 pages", argv)  # fmt: skip
 
 
 if __name__ == "__main__":

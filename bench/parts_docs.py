@@ -19,15 +19,13 @@ a caption or not), `sources` and `subset` (tables whose caption names accuracy).
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import string
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.count_docs import CountQuestion
+from bench.count_docs import CountQuestion, generator_main, write_questions
 
 TOPICS = (
     "cost per unit by region", "staff numbers by site", "energy use by building",
@@ -225,21 +223,13 @@ def build(out: Path, seed: int = 23, small: bool = False) -> list[CountQuestion]
         r = report(rng, n, small)
         write_pdf(docs / r.name, r)
         questions += questions_of(r)
-    lines = [json.dumps(asdict(q), ensure_ascii=False) for q in questions]
-    (out / "questions.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_questions(out, questions)
     return questions
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(prog="python -m bench.parts_docs", description=__doc__)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--seed", type=int, default=23)
-    parser.add_argument("--small", action="store_true", help="two reports of 3-5 chapters")
-    args = parser.parse_args(argv)
-    questions = build(args.out, args.seed, args.small)
-    summary = {"questions": len(questions), "counts": [q.count for q in questions]}
-    print(json.dumps(summary))
-    return summary
+    return generator_main("python -m bench.parts_docs", __doc__, build, 23,
+                          "two reports of 3-5 chapters", argv)  # fmt: skip
 
 
 if __name__ == "__main__":
