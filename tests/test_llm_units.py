@@ -12,7 +12,15 @@ from desktop_rag.errors import LLMError, NotFoundError
 from desktop_rag.llm import prompts
 from desktop_rag.llm.chat_store import ChatStore
 from desktop_rag.llm.citations import CitationChecker, cited_numbers, parse_numbers, split_sentences
-from desktop_rag.llm.generation import RepetitionGuard, StopText, StreamingRun, Utf8Stream
+from desktop_rag.llm.generation import (
+    LOOP_LINES,
+    LineLoopGuard,
+    RepetitionGuard,
+    StopText,
+    StreamingRun,
+    Utf8Stream,
+    without_repeated_lines,
+)
 from desktop_rag.llm.rewrite import standalone_query
 from desktop_rag.llm.worker import EngineWorker
 from desktop_rag.testing import FakeChatEngine, HashEmbedder
@@ -231,3 +239,33 @@ def test_citations_keep_their_inferred_flag_and_old_chat_files_are_upgraded(
     assert [(c["n"], c["inferred"]) for c in cited] == [(1, False), (2, True)]
     assert cited[0]["chunk_id"] == p1.chunk.chunk_id
     store.close()
+
+
+def test_a_list_looping_with_new_citation_numbers_is_stopped_and_cut_to_its_first_line() -> None:
+    """A small model wrote "[1] 91.77 / [2] 90.81 / [3] 90.81 / …" until its token limit: the
+    token guard sees no period (the numbers change), the line guard does."""
+    pieces = {0: b"The F1 scores are:\n[1] 91.77\n"}
+    pieces.update({n: f"[{n + 1}] 90.81\n".encode() for n in range(1, 200)})
+
+    class Looping:
+        def is_end(self, token: int) -> bool:
+            return False
+
+        def piece(self, token: int) -> bytes:
+            return pieces[token]
+
+    run = StreamingRun(Looping(), 10, 0, None, None)
+    run.consume((t for t in range(200)), 150)
+    result = run.result()
+    assert result.stopped_by == "repetition" and run.count <= LOOP_LINES + 2  # a held newline
+    assert result.text == "The F1 scores are:\n[1] 91.77\n[2] 90.81"
+
+
+def test_the_line_guard_lets_a_numbered_list_of_different_steps_through() -> None:
+    guard = LineLoopGuard()
+    steps = "".join(f"{n}. Rinse the tank and press button {n} [{n}].\n" for n in range(1, 9))
+    assert not guard.feed(steps)
+    same = LineLoopGuard()
+    assert same.feed("".join(f"{n}. Rinse the tank [{n}].\n" for n in range(1, 5)))
+    assert without_repeated_lines("Steps:\n1. Open the lid.\n2. Fill it.") == (
+        "Steps:\n1. Open the lid.\n2. Fill it.")  # fmt: skip

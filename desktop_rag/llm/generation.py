@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
@@ -98,6 +99,56 @@ def _has_period(tokens: Sequence[int], period: int) -> bool:
     return all(tokens[i] == tokens[i - period] for i in range(period, len(tokens)))
 
 
+_CITED = re.compile(r"\[\s*\d+(?:\s*[,;\-–]\s*\d+)*\s*\]")
+_ITEM_NUMBER = re.compile(r"^\s*(?:[-*•]\s*)?\d+[.)]\s+")
+LOOP_LINES = 4  # the same line this many times running is a loop
+
+
+def line_key(line: str) -> str:
+    """A line with its citation and item numbers blanked ("[#]", "#."), spaces collapsed; ""
+    for a line too short to tell (blank, a lone marker, a rule)."""
+    text = _ITEM_NUMBER.sub("#. ", _CITED.sub("[#]", line))
+    key = " ".join(text.split())
+    return key if sum(ch.isalnum() for ch in key) >= 2 else ""
+
+
+class LineLoopGuard:
+    """A list stuck in a loop: one line again and again, only its citation or item number
+    changing ("[12] 90.81", "[13] 90.81", …). The token guard sees no period there (the numbers
+    differ), so lines are compared with their numbers blanked."""
+
+    def __init__(self, repeats: int = LOOP_LINES) -> None:
+        self.repeats = repeats
+        self._partial = ""
+        self._last = ""
+        self._run = 0
+
+    def feed(self, piece: str) -> bool:
+        """Records a text piece; True when the last `repeats` complete lines are one line."""
+        if "\n" not in piece:
+            self._partial += piece
+            return False
+        *done, self._partial = (self._partial + piece).split("\n")
+        for key in filter(None, map(line_key, done)):
+            self._run = self._run + 1 if key == self._last else 1
+            self._last = key
+        return self._run >= self.repeats
+
+
+def without_repeated_lines(text: str) -> str:
+    """The answer of a looping model cut after the first line of its trailing run of one line
+    (numbers blanked); a last line that only began the run again goes too."""
+    lines = text.rstrip().split("\n")
+    keys = [line_key(line) for line in lines]
+    before = next((k for k in reversed(keys[:-1]) if k), "")
+    if len(lines) > 1 and before != keys[-1] and before.startswith(keys[-1]):
+        lines, keys = lines[:-1], keys[:-1]
+    last, end = next((k for k in reversed(keys) if k), ""), len(lines)
+    while end > 1 and last and keys[end - 1] in (last, "") and last in keys[: end - 1]:
+        end -= 1
+    return "\n".join(lines[:end]).rstrip()
+
+
 class TokenSource(Protocol):
     def is_end(self, token: int) -> bool: ...
 
@@ -127,6 +178,8 @@ class StreamingRun:
         self.text: list[str] = []
         self._stream = Utf8Stream()
         self._guard = RepetitionGuard()
+        self._lines = LineLoopGuard()
+        self._looping = False
         self._stops = StopText()
 
     def consume(self, tokens: Iterator[int], max_tokens: int) -> None:
@@ -150,7 +203,7 @@ class StreamingRun:
     def _should_stop(self, token: int, max_tokens: int) -> bool:
         if self.cancel is not None and self.cancel.cancelled:
             self.stopped_by = "cancel"
-        elif self._guard.add(token):
+        elif self._guard.add(token) or self._looping:
             self.stopped_by = "repetition"
         elif self.count >= max_tokens:
             self.stopped_by = "length"
@@ -159,14 +212,16 @@ class StreamingRun:
     def _emit(self, piece: str) -> None:
         if piece:
             self.text.append(piece)
+            self._looping = self._lines.feed(piece) or self._looping
             if self.on_token is not None:
                 self.on_token(piece)
 
     def result(self) -> Generation:
         total = (time.perf_counter() - self.start) * 1000
         ttft = self.ttft_ms or total
+        text = "".join(self.text)
         return Generation(
-            "".join(self.text),
+            without_repeated_lines(text) if self.stopped_by == "repetition" else text,
             self.prompt_tokens,
             self.cached,
             self.count,

@@ -16,7 +16,12 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from desktop_rag.errors import LLMError
-from desktop_rag.llm.generation import RepetitionGuard, StopText
+from desktop_rag.llm.generation import (
+    LineLoopGuard,
+    RepetitionGuard,
+    StopText,
+    without_repeated_lines,
+)
 from desktop_rag.llm.server_http import (
     TRANSPORT_ERRORS,
     Response,
@@ -173,6 +178,7 @@ class _Run:
         self.stopped_by: StopReason = "stop"
         self.text: list[str] = []
         self._guard = RepetitionGuard()
+        self._lines = LineLoopGuard()
         self._stops = StopText()
 
     def cancelled(self) -> bool:
@@ -195,7 +201,7 @@ class _Run:
             self._emit(piece)
             if self._stops.stopped:
                 return True
-            if self._guard.add(hash(piece)):
+            if self._guard.add(hash(piece)) or self._lines.feed(piece):
                 self.stopped_by = "repetition"
                 return True
         if finish is not None:
@@ -219,8 +225,10 @@ class _Run:
         ttft = self.ttft_ms or total
         decode_s = (total - ttft) / 1000
         rate = (self.count - 1) / decode_s if self.count > 1 and decode_s > 0 else 0.0
+        text = "".join(self.text)
         return Generation(
-            "".join(self.text), prompt_tokens, 0, self.count, ttft, total, self.stopped_by,
+            without_repeated_lines(text) if self.stopped_by == "repetition" else text,
+            prompt_tokens, 0, self.count, ttft, total, self.stopped_by,
             {"decode_tokens_per_s": rate},
         )
 
