@@ -14,8 +14,12 @@ from desktop_rag.routed import RouteInfo
 from desktop_rag.routes.matching import Found
 from desktop_rag.routes.parts import PartsCount, plural
 from desktop_rag.routes.target import Mode, Target
+from desktop_rag.routes.units import ItemUnit
+from desktop_rag.routes.values import ValuesCount
+from desktop_rag.routes.values import plural as value_plural
 
 SHOWN_CHARS = 160  # a part's sentence as listed
+AROUND = 70  # characters shown on each side of a listed value
 NOTHING_IN_SCOPE = "No indexed document is in scope: there is nothing to list or count."
 
 
@@ -77,11 +81,25 @@ def ordered(found: Sequence[Found], order: dict[str, int]) -> list[Found]:
 def _shown(f: Found) -> str:
     """An item as listed: its line; a part's label first where it is mentioned in a sentence
     (the sentence cut short: the citation opens it whole)."""
+    if f.by == "value" and f.span is not None:
+        return f"{f.name}: “{_around(f.unit, f.span)}”"
     if f.by not in ("label", "caption"):
         return f.unit.text
     text = f.unit.text if len(f.unit.text) <= SHOWN_CHARS else \
         f.unit.text[:SHOWN_CHARS].rsplit(" ", 1)[0] + "…"  # fmt: skip
     return text if f.by == "caption" else f"{f.name}: “{text}”"
+
+
+def _around(unit: ItemUnit, span: tuple[int, int]) -> str:
+    """The words around a value in its sentence, the value in view however long the sentence."""
+    raw = unit.chunk.text
+    start, end = max(unit.start, span[0] - AROUND), min(unit.end, span[1] + AROUND)
+    text = " ".join(raw[start:end].split())
+    if start > unit.start:
+        text = "…" + text.split(" ", 1)[-1]
+    if end < unit.end:
+        text = text.rsplit(" ", 1)[0] + "…"
+    return text
 
 
 def _passages(found: Sequence[Found]) -> dict[str, Passage]:
@@ -128,24 +146,46 @@ def parts_headline(parts: PartsCount, reading: Reading) -> str:
     return f"Found {least}{parts.count} {noun} in {_where(reading)}{how}, {read}."
 
 
+def values_headline(values: ValuesCount, reading: Reading) -> str:
+    """The first sentence of a list of values: how many, of what, where, and how counted."""
+    if not reading.docs:
+        return NOTHING_IN_SCOPE
+    asked = values.question
+    kinds = value_plural(asked.kind)
+    noun = f"pages with {kinds}" if asked.per_page else kinds
+    how = " (the first on each page)" if asked.per_page else " (each once, at its first mention)"
+    left = f", leaving out {' and '.join(asked.excepted)}" if asked.excepted else ""
+    read = f"reading all {reading.passages:,} passages ({reading.pages:,} pages)"
+    return f"Found {values.count} {noun} in {_where(reading)}{how}{left}, {read}."
+
+
+def _first_line(target: Target, found: Sequence[Found], reading: Reading,
+                counted: PartsCount | ValuesCount | None) -> str:  # fmt: skip
+    if isinstance(counted, ValuesCount):
+        return values_headline(counted, reading)
+    if counted is not None:
+        return parts_headline(counted, reading)
+    return headline(target, len(found), reading)
+
+
 def compose(
     target: Target,
     found: Sequence[Found],
     reading: Reading,
     info: RouteInfo,
     limit: int,
-    parts: PartsCount | None = None,
+    parts: PartsCount | ValuesCount | None = None,
 ) -> tuple[str, Answer]:
     """The answer's text and the answer (its question, chat, timings and engine filled in by
-    the caller with `dataclasses.replace`); `parts` where the count is of labelled parts."""
+    the caller with `dataclasses.replace`); `parts` where the count is of labelled parts or of
+    values."""
     passages = _passages(found)
     lines = [f"{i}. {_shown(f)} [{passages[f.unit.chunk.chunk_id].n}]"
              for i, f in enumerate(found, start=1)]  # fmt: skip
     evidence: dict[int, list[Evidence]] = {}
     for f, line in zip(found, lines, strict=True):
         evidence.setdefault(passages[f.unit.chunk.chunk_id].n, []).append(_evidence(f, line))
-    first = headline(target, len(found), reading) if parts is None else \
-        parts_headline(parts, reading)  # fmt: skip
+    first = _first_line(target, found, reading, parts)
     count = len(found) if parts is None else parts.count
     text = [first, *lines[:limit]]
     if len(found) > limit:

@@ -29,6 +29,7 @@ from desktop_rag.routes.parts import PartsCount, count_parts, parse_parts
 from desktop_rag.routes.scope import named_documents
 from desktop_rag.routes.target import Mode, Target, parse
 from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, documents_in, units_of
+from desktop_rag.routes.values import ValuesCount, count_values, parse_values
 from desktop_rag.routes.words import stem_set
 
 
@@ -85,6 +86,11 @@ class ExhaustiveRoute:
         parts = count_parts(asked, scan.units) if asked is not None else None
         if parts is not None:
             return self._parts_answer(request, target, scan, parts)
+        wanted = parse_values(request.query, target.head_noun)
+        values = count_values(wanted, scan.units) if wanted is not None else None
+        if values is not None:
+            scan.details.update(items=values.count, values_found=values.count)
+            return self._composed(request, target, scan, values.found, (0, ""), values)
         matches = match_items(scan.units, target)
         candidates = matches.candidates + self._paraphrases(target, scan, matches, request.cancel)
         found, undecided, why = self._judged(target, candidates, scan, request)
@@ -107,7 +113,7 @@ class ExhaustiveRoute:
         scan: _Scan,
         found: list[Found],
         left: tuple[int, str],
-        parts: PartsCount | None = None,
+        parts: PartsCount | ValuesCount | None = None,
     ) -> Answer:
         undecided, why = left
         library = request.scope.whole_library and not scan.details.get("named")

@@ -61,6 +61,11 @@ _EXHAUSTIVE = (
         r"^(?:in \w+ )?which (?:of the )?\w+(?:[^s\W]|[^su\W]s)s (?:were|are|have|had|"
         r"did|do|got|received|need|must|remain)\b",
     ),
+    (
+        "which-does-document",
+        rf"^which (?:of the )?\w+s (?:does|do|did) (?:the |this |these |my |our )?{_DOC} "
+        r"(?:give|list|mention|name|cite|provide|include|contain|show)\b",
+    ),
     ("count-verb", r"^(?:please )?count\b"),
 )
 _HOW_MANY = re.compile(r"\bhow many\b", _I)
