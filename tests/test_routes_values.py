@@ -72,6 +72,16 @@ def test_countries_under_all_their_names_and_the_excepted_left_out() -> None:
     assert [f.name for f in left.found][:2] == ["United Kingdom", "Japan"]
 
 
+def test_a_value_in_two_documents_is_one_value_but_two_pages() -> None:
+    units = _units("See www.kettle.com") + [
+        u for u in units_of(Chunk("e1", "e", "/e.pdf", "Other", DocKind.PDF, "See www.kettle.com.",
+                                  1, (1,), (0, 19)))]  # fmt: skip
+    sites = _count("Which websites do the manuals give?", units)
+    assert sites is not None and sites.count == 1
+    pages = _count("How many pages contain a web address?", units)
+    assert pages is not None and pages.count == 2
+
+
 def test_pages_with_a_web_address_are_counted_by_page() -> None:
     counted = _count("How many pages contain a web address?", _units(*MANUAL))
     assert counted is not None and [f.unit.page for f in counted.found] == [1, 3]

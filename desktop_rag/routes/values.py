@@ -132,7 +132,8 @@ def count_values(question: ValuesQuestion, units: Sequence[ItemUnit]) -> ValuesC
         for name, span in _values_in(question.kind, unit):
             if _excepted(question, name):
                 continue
-            key = (unit.chunk.doc_id, str(unit.page or 0) if question.per_page else name.lower())
+            key = (unit.chunk.doc_id, str(unit.page or 0)) if question.per_page else \
+                ("", name.lower())  # once in the whole scope  # fmt: skip
             shown = f"page {unit.page}, {name}" if question.per_page and unit.page else name
             chosen.setdefault(key, Found(_line_of(unit, span), "value", span, shown))
     return ValuesCount(question, list(chosen.values())) if chosen else None
