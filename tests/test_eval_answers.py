@@ -323,9 +323,12 @@ def test_scripted_answers_give_exact_figures(
     assert report["f1"] == 0.6 and report["list_overlap"] == 0.5
     assert report["refusal_rate_unanswerable"] == 0.5
     assert report["false_refusal_rate"] == {"all": 0.2, "gold page given": 0.0,
+                                            "gold page given: chart or figure": 0.0,
+                                            "gold page given: text evidence": 0.0,
                                             "gold page missed": 1.0}  # fmt: skip
     retrieval = report["by_retrieval"]
     assert retrieval["gold page given"]["questions"] == 4
+    assert retrieval["gold page given: chart or figure"]["questions"] == 1  # q2, a chart
     assert retrieval["gold page given"]["accuracy"] == 0.75
     formats = report["by_format"]
     assert {k: v["accuracy"] for k, v in formats.items()} == {

@@ -21,6 +21,11 @@ from desktop_rag.retrieval.refusal_curve import refusal_curve
 ALL = "all"
 NO_SOURCE = "none"
 GIVEN, MISSED, NO_GOLD_PAGES = "gold page given", "gold page missed", "no gold pages"
+# A gold page given, split by whether the benchmark says its evidence is in a picture (a chart
+# or a figure: the page's text may not hold the answer at all, so a text-only reader's refusal
+# there is not the model's failure alone) or in the text, tables and layout only.
+GIVEN_TEXT, GIVEN_IMAGE = "gold page given: text evidence", "gold page given: chart or figure"
+IMAGE_SOURCES = ("Chart", "Figure")
 T = TypeVar("T")
 
 
@@ -180,9 +185,12 @@ def _rates(row: list[float]) -> dict[str, float]:
     }
 
 
-def _retrieval_key(rec: dict[str, Any]) -> str:
+def _retrieval_keys(rec: dict[str, Any]) -> tuple[str, ...]:
     given = rec["gold_page_given"]
-    return NO_GOLD_PAGES if given is None else GIVEN if given else MISSED
+    if not given:
+        return (NO_GOLD_PAGES if given is None else MISSED,)
+    image = any(source in IMAGE_SOURCES for source in rec["sources"])
+    return GIVEN, GIVEN_IMAGE if image else GIVEN_TEXT
 
 
 def _median(records: Sequence[dict[str, Any]], name: str) -> float | None:
@@ -208,7 +216,7 @@ def summarise(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         by_format.add((ALL, rec["format"]), rec)
         by_source.add((ALL, *(rec["sources"] or [NO_SOURCE])), rec)
         if not is_unanswerable(rec["gold"], rec["format"]):
-            by_retrieval.add((ALL, _retrieval_key(rec)), rec)
+            by_retrieval.add((ALL, *_retrieval_keys(rec)), rec)
     formats, retrieval = by_format.report(), by_retrieval.report()
     overall = formats.get(ALL, _rates([0, 0, 0.0, 0]))
     return {
