@@ -297,3 +297,32 @@ def _values(row: TableRow) -> list[tuple[str, str]]:
 
 def _inside(box: Box, outer: Box) -> bool:
     return outer[0] <= box[0] < box[2] <= outer[2] and outer[1] <= box[1] < box[3] <= outer[3]
+
+
+def test_a_first_row_that_names_every_column_is_the_header() -> None:
+    """A paper's results table: "Method | MMLU Physics | MMLU Chemistry" over values with their
+    spread; without the header each row read "GPT-4 — 70.3% (2.3%) | 79.9% (1.0%)"."""
+    grid = _grid([["Method", "MMLU Physics", "MMLU Chemistry"],
+                  ["PaLM-2L", "66.4% (0.8%)", "70.9% (0.9%)"],
+                  ["GPT-4", "70.3% (2.3%)", "79.9% (1.0%)"]])  # fmt: skip
+    shaped = shape_table(grid, 0)
+    assert shaped is not None and shaped.columns == ("Method", "MMLU Physics", "MMLU Chemistry")
+    assert render_row(shaped.rows[-1], "").text == (
+        "GPT-4 — MMLU Physics: 70.3% (2.3%) | MMLU Chemistry: 79.9% (1.0%)")  # fmt: skip
+    words = shape_table(_grid([["Name", "Role"], ["Anna", "Lead"], ["Lars", "Chair"]]), 0)
+    assert words is not None and next(r.label.text for r in words.rows if r.label) == "Name"
+
+
+def _cell_line(x: float, y: float, text: str) -> dict[str, object]:
+    span = {"text": text, "flags": 0, "font": "Helvetica"}
+    return {"bbox": (x, y, x + 5.0 * len(text), y + 10.0), "spans": [span]}
+
+
+def test_detector_takes_rows_of_values_with_their_spread() -> None:
+    rows = [("PaLM-2L", "66.4% (0.8%)", "70.9% (0.9%)"),
+            ("PaLM-2L + CoT", "65% (2%)", "75.3% (1.5%)"),
+            ("GPT-4", "70.3% (2.3%)", "79.9% (1.0%)")]  # fmt: skip
+    lines = [_cell_line(x, 100.0 + 14 * r, text) for r, row in enumerate(rows)
+             for x, text in zip((60.0, 300.0 - 5.0 * len(row[1]), 420.0 - 5.0 * len(row[2])), row,
+                                strict=True)]  # fmt: skip
+    assert looks_tabular({"blocks": [{"lines": lines}]})

@@ -28,6 +28,8 @@ from typing import Any, NamedTuple
 from desktop_rag.ingest.table_model import Box, find_unit
 
 _NUMBER = re.compile(r"\(?[-−–]?\$?\(?\d[\d,]*(\.\d+)?\)?%?\)?|[—–-]|\$?\(?\.\d+\)?%?")
+# A cell of a value and its spread, as papers print them: "66.4% (0.8%)", "0.73±0.02".
+_VALUE_CELL = re.compile(rf"(?:{_NUMBER.pattern})(?:±?(?:{_NUMBER.pattern}))?")
 _PIECE = re.compile(r"\S+(?: \S+)*")
 _MONO = re.compile(r"mono|courier|cmtt|sftt|consol", re.IGNORECASE)  # fonts of code
 MONOSPACED = 8  # PyMuPDF's span flag
@@ -126,7 +128,7 @@ def _numeric_columns(lines: list[list[Word]]) -> bool:
     rights: Counter[int] = Counter()
     for line in lines:
         cells = _cells(line)
-        numbers = [cell for cell in cells if _NUMBER.fullmatch(cell[2].replace(" ", ""))]
+        numbers = [cell for cell in cells if _VALUE_CELL.fullmatch(cell[2].replace(" ", ""))]
         if len(numbers) >= 3 or (len(numbers) >= 2 and len(cells) >= 3):
             rows += 1
             rights.update(round(cell[1] / COL_TOL) for cell in numbers)

@@ -32,6 +32,8 @@ _STRAY_DOLLAR = re.compile(r"\s*\$$")  # "1,658,744 $": the next column's "$"
 _DOT_LEADER = re.compile(r"\s*\.{3,}$")  # "Revenues ........"
 _PERCENT = re.compile(r".*\d\)?\s*%\)?")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_DIGIT = re.compile(r"\d")
+_SPREAD = re.compile(r"\s*(?:\(±?\s*[\d.,]+\s*%?\)|±\s*[\d.,]+\s*%?)$")
 _NUMBER = re.compile(r"[\s$(]*[-−–]?\$?\s*[\d.,]*\d[\d.,]*\s*\)?\s*%?\)?")
 _DATE = re.compile(
     r"\b(?:(?:19|20)\d\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.IGNORECASE
@@ -200,7 +202,22 @@ def _header_count(rows: Grid, declared: int) -> int:
     count = next((r for r in range(declared) if _data_like(rows[r])), declared)
     while count < min(len(rows) - 1, MAX_HEADER_ROWS) and _header_like(rows[count]):
         count += 1
+    if count == 0 and len(rows) > 1 and _named_columns(rows[0]) and _has_amounts(rows[1]):
+        count = 1
     return count
+
+
+def _named_columns(row: list[Slot]) -> bool:
+    """A first row that names its columns, the first one too ("Method | MMLU Physics | MMLU
+    Chemistry"): words only, no number and no year."""
+    values = _values(row)
+    texts = [row[0][1].text, *values]
+    return bool(values) and all(t and not _DIGIT.search(t) for t in texts)
+
+
+def _has_amounts(row: list[Slot]) -> bool:
+    """Numbers after the label, a value with its spread too ("66.4% (0.8%)", "0.73 ± 0.02")."""
+    return any(_amount(_SPREAD.sub("", cell_value(value))) for value in _values(row))
 
 
 def _data_like(row: list[Slot]) -> bool:
