@@ -64,6 +64,7 @@ class LLMSettings:
     refusal_threshold: float = 0.0
     summary_map: SummaryMap = "sentences"  # a long summary's sections: key sentences, or "model"
     ratio_worksheet: bool = True  # a named financial ratio is worked out from the tables (README)
+    read_table_cells: bool = True  # a refusal over a table row the question names: its cell
 
 
 @dataclass(frozen=True, slots=True)

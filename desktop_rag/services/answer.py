@@ -20,6 +20,7 @@ from desktop_rag.domain import (
     SecondLook,
 )
 from desktop_rag.llm import prompts
+from desktop_rag.llm.calc_questions import needs_calculation
 from desktop_rag.llm.calc_support import unsupported
 from desktop_rag.llm.calculations import check_calculations
 from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
@@ -50,6 +51,8 @@ from desktop_rag.services.stages import (
     check,
     reporter_of,
 )
+from desktop_rag.services.table_reading import NOTE as TABLE_NOTE
+from desktop_rag.services.table_reading import cell_answer, read_cell
 from desktop_rag.services.unsure_refusal import UnsureRefusals
 
 TokenSink = Callable[[str], None]
@@ -209,11 +212,12 @@ class AnswerService:
         worked = worked_ratio(query, every, self.ctx.settings.llm.ratio_worksheet)
         messages = prompts.build_messages(core.passages, passages, query, shape, note, worked)
         gen_start, stages = time.perf_counter(), reporter_of(on_token)
-        if (self._looker.enabled or self._unsure.enabled) and every:
+        if (self._looker.enabled or self._unsure.enabled or self._reads_cells) and every:
             stages.hold_while(prompts.NOT_FOUND)  # a refusal is shown once it is final
         generation = self._generation.generate(messages, core, stages, cancel)
         timings.update(generation_timings(generation, gen_start, start))
         text, weighed = self._reconsidered(query, every, generation, stages, cancel)
+        text = self._read_from_table(query, every, text, stages)
         text, look = self._looked_again(query, every, text, stages, cancel)
         if weighed is not None:
             timings["reconsider_ms"] = weighed.ms
@@ -229,7 +233,8 @@ class AnswerService:
             chat_id,
             tuple(checker.citations(sentences, every)),
             tuple(every),
-            tuple(unsupported(sentences, calculations, every, named=named(worked))),
+            tuple(s for s in unsupported(sentences, calculations, every, named=named(worked))
+                  if s != TABLE_NOTE),  # the app's own line: no claim about the sources
             answer_refused(text, calculations),
             result.reranker,
             self.ctx.engine.gpu_offload,
@@ -258,6 +263,24 @@ class AnswerService:
         stages.discard()
         stages(answer)
         return answer, weighed
+
+    @property
+    def _reads_cells(self) -> bool:
+        return self.ctx.settings.llm.read_table_cells
+
+    def _read_from_table(
+        self, query: str, passages: list[Passage], text: str, stages: StageReporter
+    ) -> str:
+        """A refusal replaced by the table cell the question names (services/table_reading)."""
+        refused = answer_refused(text, check_calculations(text, passages, query))
+        if not (self._reads_cells and refused) or needs_calculation(query):
+            return text  # a cell is no change, share or sum
+        cell = read_cell(query, passages)
+        if cell is None:
+            return text
+        stages.discard()
+        stages(answer := cell_answer(cell))
+        return answer
 
     def _looked_again(
         self,
