@@ -18,6 +18,7 @@ RerankerChoice = Literal["auto", "none", "cross-encoder", "llm"]
 Fusion = Literal["zscore", "rrf"]
 OcrMode = Literal["auto", "off"]
 TableMode = Literal["auto", "off"]
+PictureMode = Literal["auto", "off"]
 SearchMode = Literal["hybrid", "dense", "bm25"]
 RepackChoice = Literal["auto", "on", "off"]
 SummaryMap = Literal["sentences", "model"]
@@ -28,6 +29,7 @@ RERANKERS: tuple[RerankerChoice, ...] = get_args(RerankerChoice)
 FUSIONS: tuple[Fusion, ...] = get_args(Fusion)
 OCR_MODES: tuple[OcrMode, ...] = get_args(OcrMode)
 TABLE_MODES: tuple[TableMode, ...] = get_args(TableMode)
+PICTURE_MODES: tuple[PictureMode, ...] = get_args(PictureMode)
 SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 STORE_MODES: tuple[StoreMode, ...] = get_args(StoreMode)
 LLM_BACKENDS: tuple[LlmBackend, ...] = get_args(LlmBackend)
@@ -97,6 +99,7 @@ class IngestSettings:
     ocr_processes: int = 0  # processes that read pages side by side: OCR, tables (0: one per core)
     tessdata: str = ""  # folder of *.traineddata; empty: TESSDATA_PREFIX, then the usual places
     tables: TableMode = "auto"  # auto: PDF pages that look tabular get a table pass; off
+    picture_text: PictureMode = "auto"  # auto: words in large pictures OCR'd (with ocr); off
     sync_on_start: bool = True  # the app re-checks the followed folders when it opens
     watch_folders: bool = True  # ...and watches them while it is open
 
@@ -140,6 +143,7 @@ class Settings:
         _check_range("ingest.memory_budget_mb", self.ingest.memory_budget_mb, 0, 1 << 20)
         _check_choice("ingest.ocr", self.ingest.ocr, OCR_MODES)
         _check_choice("ingest.tables", self.ingest.tables, TABLE_MODES)
+        _check_choice("ingest.picture_text", self.ingest.picture_text, PICTURE_MODES)
         _check_range("ingest.ocr_dpi", self.ingest.ocr_dpi, 72, 600)
         _check_range("ingest.ocr_processes", self.ingest.ocr_processes, 0, 256)
         _check_range("retrieval.fetch_k", self.retrieval.fetch_k, 1, 1000)

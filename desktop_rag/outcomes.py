@@ -102,3 +102,4 @@ class TablesReport:
     left: int = 0
     failures: tuple[str, ...] = ()
     seconds: float = 0.0
+    pictures: int = 0  # pictures whose words were read (picture text)

@@ -72,7 +72,9 @@ def test_tessdata_is_found_from_the_setting_or_not_at_all(tmp_path: Path) -> Non
     assert find_tessdata(str(tmp_path), "deu+xyz") is None
     assert ocr_config(IngestSettings(ocr="off")) is None
     settings = replace(Settings().ingest, tessdata=str(tmp_path), ocr_language="deu")
-    assert ocr_config(settings) == OcrConfig(tmp_path, "deu", 150)
+    assert ocr_config(settings) == OcrConfig(tmp_path, "deu", 150, pictures=True)
+    no_pictures = replace(settings, picture_text="off")
+    assert ocr_config(no_pictures) == OcrConfig(tmp_path, "deu", 150, pictures=False)
 
 
 def _sliced(text: str, offset: int, line: Line) -> str:

@@ -37,6 +37,7 @@ class OcrConfig:
     tessdata: Path
     language: str = "eng"
     dpi: int = 150
+    pictures: bool = False  # also the words inside pictures on pages with text (picture_text)
 
 
 MAX_OCR_PIXELS = 40_000_000  # about an A0 sheet at 150 dpi; a poster or a bogus page size
@@ -71,4 +72,7 @@ def ocr_config(settings: IngestSettings) -> OcrConfig | None:
     if settings.ocr == "off":
         return None
     folder = find_tessdata(settings.tessdata, settings.ocr_language)
-    return OcrConfig(folder, settings.ocr_language, settings.ocr_dpi) if folder else None
+    if folder is None:
+        return None
+    pictures = settings.picture_text == "auto"
+    return OcrConfig(folder, settings.ocr_language, settings.ocr_dpi, pictures)

@@ -4,7 +4,9 @@ A page with images but no text layer is read by OCR when it is on: in the worker
 several pages at once, while this thread reads the pages after them (without workers, here).
 A PDF page whose text looks tabular is only noted when tables are on (`table_pages`): its text
 is indexed as plain lines now, and the table pass reads its tables after the document is
-searchable (ingest/table_pass.py), since a table pass costs about 0.3 s a page.
+searchable (ingest/table_pass.py), since a table pass costs about 0.3 s a page. So is a page
+with text and a large picture when OCR reads pictures (ingest/picture_text.py): the same pass
+reads the picture's words, at about a second a page.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from desktop_rag.ingest.ocr import OcrConfig
 from desktop_rag.ingest.page_text import has_text
 from desktop_rag.ingest.page_workers import PageWorkers
 from desktop_rag.ingest.pdf_pages import PageText, ocr_dict, ocr_page, page_text
+from desktop_rag.ingest.picture_text import has_pictures
 from desktop_rag.ingest.segments import LoadError
 from desktop_rag.ingest.table_detect import looks_tabular
 
@@ -40,7 +43,8 @@ class PageReader:
         self.ocr, self.path = ocr, path
         self.workers = workers if path is not None and ocr is not None else None
         self.tables = tables
-        self.table_pages: list[int] = []  # 1-based, of the pages read so far
+        self.pictures = bool(ocr and ocr.pictures)
+        self.table_pages: list[int] = []  # 1-based, for the table pass: tabular, or pictures
         self.ocr_tried = self.ocr_pages = self.unreadable = 0
         self.ocr_error = ""
         self.pool_broken = False  # a worker was killed: the rest is read in this process
@@ -68,10 +72,16 @@ class PageReader:
             self.unreadable += 1
             return _Ahead(index + 1, {})
         if self.ocr is None or has_text(found) or not page.get_images():
-            if self.tables and looks_tabular(found):
+            if self._for_table_pass(page, found):
                 self.table_pages.append(index + 1)
             return _Ahead(index + 1, found)
         return _Ahead(index + 1, self._ocr(page, index, self.ocr))
+
+    def _for_table_pass(self, page: Any, found: PageText) -> bool:
+        """Whether the page waits for the table pass: tables to read, or a picture's words."""
+        if self.tables and looks_tabular(found):
+            return True
+        return self.pictures and has_text(found) and has_pictures(page)
 
     def _ocr(self, page: Any, index: int, config: OcrConfig) -> PageText | Future[PageText]:
         self.ocr_tried += 1

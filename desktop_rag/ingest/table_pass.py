@@ -6,9 +6,11 @@ keep the whole document out of search for minutes. So the text pass indexes ever
 lines and queues the pages that look tabular (table_detect), in the transaction that adds the
 document; this pass then reads their tables in the worker processes, a document or two ahead,
 and swaps the chunks of the pages with tables for chunks with the tables' rows
-(table_regions, store/table_steps). The queue is in the catalog, so a process that stops first
-(the CLI, a crash) leaves it for the next run. A page whose tables cannot be read keeps its text;
-so does a document whose swap fails, with its file named in the log.
+(table_regions, store/table_steps). Pages with a large picture are queued and swapped the same
+way when OCR reads pictures: their chunks gain the picture's words (ingest/picture_text.py). The
+queue is in the catalog, so a process that stops first (the CLI, a crash) leaves it for the
+next run. A page whose tables cannot be read keeps its text; so does a document whose swap
+fails, with its file named in the log.
 """
 
 from __future__ import annotations
@@ -29,13 +31,15 @@ from desktop_rag.errors import CancelledError, StoreError
 from desktop_rag.ingest import recovery
 from desktop_rag.ingest.chunker import ChunkDraft, Chunker
 from desktop_rag.ingest.embedding import GuardedEmbedder, embed_chunks
+from desktop_rag.ingest.ocr import OcrConfig
+from desktop_rag.ingest.page_extras import PageExtras, read_page_extras
 from desktop_rag.ingest.page_text import has_text, page_segments
 from desktop_rag.ingest.page_workers import PageWorkers
 from desktop_rag.ingest.pdf_pages import open_pdf, page_text
+from desktop_rag.ingest.picture_text import PictureText, with_pictures
 from desktop_rag.ingest.planner import file_sha256
 from desktop_rag.ingest.segments import Segment
 from desktop_rag.ingest.table_continuation import continued
-from desktop_rag.ingest.table_extract import read_tables
 from desktop_rag.ingest.table_model import TableBlock
 from desktop_rag.ingest.table_regions import Span, pages_with_chunks, plan_swap, spans_to_redo
 from desktop_rag.outcomes import TablesReport
@@ -47,6 +51,7 @@ from desktop_rag.store.table_steps import ChunkSwap
 log = logging.getLogger(__name__)
 AHEAD = 1  # documents whose pages go to the workers while the one before is swapped
 Found = dict[int, list[TableBlock]]  # page -> its tables (pages with none left out)
+Pictures = dict[int, list[PictureText]]  # page -> its pictures' words (pages with none left out)
 
 
 @dataclass(slots=True)
@@ -54,6 +59,7 @@ class _Tally:
     documents: int = 0
     pages: int = 0
     tables: int = 0
+    pictures: int = 0
     chunks: int = 0
     failures: list[str] = field(default_factory=list)
 
@@ -62,7 +68,7 @@ class _Tally:
 class _Queued:
     doc: Document
     pages: tuple[int, ...]
-    futures: dict[int, Future[list[TableBlock]]]
+    futures: dict[int, Future[PageExtras]]
 
 
 class TablePass:
@@ -74,9 +80,10 @@ class TablePass:
         embedder: Embedder | Callable[[], Embedder],
         counter: TokenCounter | Callable[[], TokenCounter],
         progress: ProgressCallback = no_progress, cancel: CancelToken | None = None,
-        processes: int = 0,
+        processes: int = 0, tables: bool = True, ocr: OcrConfig | None = None,
     ) -> None:
         self.catalog, self.vectors = catalog, vectors
+        self.tables, self.ocr = tables, ocr  # what to read: tables; pictures (ocr.pictures)
         self.steps = catalog.tables()
         self.embedder = GuardedEmbedder(embedder)
         self._counter = counter
@@ -110,7 +117,7 @@ class TablePass:
             self.workers.close()
         return TablesReport(
             tally.documents, tally.pages, tally.tables, tally.chunks, len(self.steps.queued()),
-            tuple(tally.failures), round(time.perf_counter() - started, 3),
+            tuple(tally.failures), round(time.perf_counter() - started, 3), tally.pictures,
         )
 
     @cached_property
@@ -134,24 +141,29 @@ class TablePass:
         while waiting:
             yield waiting.popleft()
 
-    def _submit(self, doc: Document, pages: Sequence[int]) -> dict[int, Future[list[TableBlock]]]:
+    def _submit(self, doc: Document, pages: Sequence[int]) -> dict[int, Future[PageExtras]]:
         try:
-            return {p: self.workers.submit(read_tables, doc.path, p - 1) for p in pages}
+            return self._submit_pages(doc, pages)
         except BrokenExecutor:  # a worker died earlier: start them again, once
             self.workers.close()
-            return {p: self.workers.submit(read_tables, doc.path, p - 1) for p in pages}
+            return self._submit_pages(doc, pages)
+
+    def _submit_pages(self, doc: Document, pages: Sequence[int]) -> dict[int, Future[PageExtras]]:
+        read, tables, ocr = read_page_extras, self.tables, self.ocr
+        return {p: self.workers.submit(read, doc.path, p - 1, tables, ocr) for p in pages}
 
     def _one(self, item: _Queued, tally: _Tally) -> int:
         """Reads one document's tables and swaps its chunks; a failure costs its tables only.
         Returns how many tables it put in."""
         doc = item.doc
         try:
-            found = continued(self._found(item))  # a table over a page break is one table
+            found, pictures = self._found(item)
+            found = continued(found)  # a table over a page break is one table
             tally.documents, tally.pages = tally.documents + 1, tally.pages + len(item.pages)
-            if not found:
+            if not found and not pictures:
                 self.steps.dequeue(doc.doc_id)
                 return 0
-            swap = self._plan(doc, found)
+            swap = self._plan(doc, found, pictures)
             self._write(swap)
         except (CancelledError, StoreError):
             raise  # the document stays queued: cancelled, or the library cannot be written
@@ -163,11 +175,13 @@ class TablePass:
             return 0
         count = sum(len(tables) for tables in found.values())
         tally.tables, tally.chunks = tally.tables + count, tally.chunks + len(swap.written)
+        tally.pictures += sum(len(p) for p in pictures.values())
         return count
 
-    def _found(self, item: _Queued) -> Found:
-        """The document's pages with tables. A page that cannot be read keeps its text; when a
-        worker dies (killed, out of memory), the pages are read once more by new workers."""
+    def _found(self, item: _Queued) -> tuple[Found, Pictures]:
+        """The document's pages with tables, and with pictures' words. A page that cannot be
+        read keeps its text; when a worker dies (killed, out of memory), the pages are read
+        once more by new workers."""
         try:
             return self._results(item)
         except BrokenExecutor:
@@ -176,31 +190,36 @@ class TablePass:
             item.futures = self._submit(item.doc, item.pages)
             return self._results(item)
 
-    def _results(self, item: _Queued) -> Found:
+    def _results(self, item: _Queued) -> tuple[Found, Pictures]:
         found: Found = {}
+        pictures: Pictures = {}
         for page, future in item.futures.items():
             try:
-                tables: list[TableBlock] = self.workers.result(future)
+                extras: PageExtras = self.workers.result(future)
             except (CancelledError, BrokenExecutor):
                 raise
             except Exception as exc:
                 log.warning("tables of %s, page %d could not be read (%s); the page stays as "
                             "text", item.doc.path, page, exc)
                 continue
-            if tables:
-                found[page] = tables
-        return found
+            if extras.tables:
+                found[page] = extras.tables
+            if extras.pictures:
+                pictures[page] = extras.pictures
+        return found, pictures
 
-    def _plan(self, doc: Document, found: Found) -> ChunkSwap:
-        """The swap: the chunks of the pages with tables (and of the pages their chunks run
-        onto) made again from those pages' text with the tables' rows."""
+    def _plan(self, doc: Document, found: Found, pictures: Pictures) -> ChunkSwap:
+        """The swap: the chunks of the pages with tables or pictures' words (and of the pages
+        their chunks run onto) made again from those pages' text with the tables' rows and the
+        pictures' words."""
         old = self.catalog.chunks_of(doc.doc_id)
         covered = pages_with_chunks(old)
         with open_pdf(doc.path) as pdf:
             def redo(span: Span) -> list[ChunkDraft]:
-                return list(self.chunker.chunk(_segments(pdf, span, found, covered)))
+                return list(self.chunker.chunk(_segments(pdf, span, found, pictures, covered)))
 
-            return plan_swap(doc, old, spans_to_redo(old, found), redo)
+            spans = spans_to_redo(old, set(found) | set(pictures))
+            return plan_swap(doc, old, _with_text(pdf, spans, covered, doc.path), redo)
 
     def _write(self, swap: ChunkSwap) -> None:
         """Steps 1-4 of the swap protocol (store/table_steps.py)."""
@@ -223,13 +242,29 @@ class TablePass:
         ))
 
 
+def _with_text(pdf: Any, spans: Sequence[Span], covered: set[int], path: str) -> list[Span]:
+    """The spans whose pages all have a text layer. A chunk that runs onto a page read by OCR
+    (a scan among the pages) cannot be made again without OCR'ing that page again: such a span
+    keeps its chunks, the document's other spans still get their tables and pictures."""
+    kept = []
+    for span in spans:
+        pages = range(span[0], span[1] + 1)
+        if all(has_text(page_text(pdf.load_page(n - 1))) for n in pages if n in covered):
+            kept.append(span)
+        else:
+            log.info("%s: pages %d-%d keep their text: one was read by OCR", path, *span)
+    return kept
+
+
 def _segments(pdf: Any, span: Span, found: Mapping[int, list[TableBlock]],
-              covered: set[int]) -> Iterator[Segment]:
-    """The segments of the pages of `span`, each table's rows in place of its lines."""
+              pictures: Pictures, covered: set[int]) -> Iterator[Segment]:
+    """The segments of the pages of `span`, each table's rows in place of its lines, each
+    picture's words where it is."""
     for number in range(span[0], span[1] + 1):
         text = page_text(pdf.load_page(number - 1))
         if number in covered and not has_text(text):
             raise ValueError(f"page {number} has no text layer (it was read by OCR)")
+        text = with_pictures(text, pictures.get(number, []))
         yield from page_segments(text, number, found.get(number, ()))
 
 

@@ -20,19 +20,22 @@ class TablesService:
         self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
     ) -> TablesReport:
         """Reads the tables of every document queued for them, those a stopped process left
-        included, and puts their rows in place of those pages' text. Cancelling leaves the
-        documents not done queued; nothing is done while `ingest.tables` is off."""
+        included, and puts their rows in place of those pages' text (and the words of their
+        large pictures, when OCR reads them). Cancelling leaves the documents not done queued;
+        nothing is done while both `ingest.tables` and picture text are off."""
+        from desktop_rag.ingest.ocr import ocr_config
         from desktop_rag.ingest.table_pass import TablePass
         from desktop_rag.store.lazy import LazyVectorIndex
 
         ctx = self.ctx
-        if ctx.settings.ingest.tables != "auto" or not self.tables_pending():
+        tables, ocr = ctx.settings.ingest.tables == "auto", ocr_config(ctx.settings.ingest)
+        if not (tables or (ocr and ocr.pictures)) or not self.tables_pending():
             return TablesReport()
         with self.writer_lock:
             vectors = LazyVectorIndex(lambda: ctx.vectors)
             table_pass = TablePass(
                 ctx.catalog, vectors, lambda: ctx.embedder, lambda: ctx.token_counter,
-                progress, cancel, ctx.settings.ingest.ocr_processes,
+                progress, cancel, ctx.settings.ingest.ocr_processes, tables, ocr,
             )
             try:
                 return table_pass.run()

@@ -1,0 +1,176 @@
+"""Words inside pictures on pages with a text layer (ingest/picture_text.py): which pictures are
+read, which OCR'd lines are kept, and the words found by search through the real library
+(PyMuPDF's Tesseract, MiniLM, Chroma and the catalog on disk), boxed where the picture is."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.bootstrap import build_context
+from desktop_rag.config import Settings
+from desktop_rag.ingest.ocr import OcrConfig, find_tessdata
+from desktop_rag.ingest.page_extras import read_page_extras
+from desktop_rag.ingest.picture_text import (
+    LABEL,
+    PictureText,
+    picture_boxes,
+    plausible,
+    with_pictures,
+)
+from desktop_rag.protocols import Embedder
+from desktop_rag.services import Services
+
+TESSDATA = find_tessdata("", "eng")
+needs_tessdata = pytest.mark.skipif(
+    TESSDATA is None, reason="no Tesseract English data here (apt install tesseract-ocr-eng)"
+)
+PROSE = "The quarterly report describes the pumping stations of the northern district."
+PICTURE_LINES = ["Zorblax intake volume", "North basin 4,180 litres", "South basin 37%"]
+PICTURE_BOX = (72.0, 200.0, 472.0, 400.0)
+SETTINGS = Settings(profile="tiny").updated({"ingest.ocr_processes": 1})
+
+
+def picture_png(lines: list[str]) -> bytes:
+    """A chart-like picture: dark words on white, rendered to pixels (no text layer)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=200)
+    for i, line in enumerate(lines):
+        page.insert_text((20, 50 + 50 * i), line, fontsize=22)
+    png: bytes = page.get_pixmap(dpi=150).tobytes("png")
+    doc.close()
+    return png
+
+
+def pdf_with_picture(path: Path, lines: list[str], logo: bool = True) -> Path:
+    """Page 1: prose; page 2: prose above a large picture of `lines` (and a small logo)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 100), PROSE, fontsize=10)
+    page = doc.new_page()
+    page.insert_text((72, 100), "Figure 3 shows the intake of each basin.", fontsize=10)
+    page.insert_image(pymupdf.Rect(*PICTURE_BOX), stream=picture_png(lines))
+    if logo:
+        page.insert_image(pymupdf.Rect(500, 40, 540, 80), stream=picture_png(["Logo"]))
+    doc.save(path)
+    doc.close()
+    return path
+
+
+@pytest.mark.parametrize("line", [
+    "GLOBAL iOS BREAKDOWN", "Fine-tuning", "8%", "0-375", "Net surfing 37%", "$4.2 billion",
+    "Approximate Distance from the Mississippi", "Time spent on weekends: 2010",
+])  # fmt: skip
+def test_lines_of_words_and_numbers_are_kept(line: str) -> None:
+    assert plausible(line)
+
+
+@pytest.mark.parametrize("line", [
+    "|", "ee =", "seeeeene", "— | (GN | »", "; ~ ,", "Ld Co = —", "@ » ) a",
+])  # fmt: skip
+def test_ocr_noise_is_dropped(line: str) -> None:
+    assert not plausible(line)
+
+
+def test_only_large_pictures_are_read(tmp_path: Path) -> None:
+    import pymupdf
+
+    path = pdf_with_picture(tmp_path / "report.pdf", PICTURE_LINES)
+    with pymupdf.open(path) as doc:
+        assert picture_boxes(doc[0]) == []
+        (box,) = picture_boxes(doc[1])  # the logo is too small to hold words
+    assert box == pytest.approx(PICTURE_BOX, abs=0.01)
+
+
+def test_picture_words_are_placed_among_the_blocks_by_their_top_edge() -> None:
+    above = {"type": 0, "bbox": (72, 90, 300, 110), "lines": []}
+    below = {"type": 0, "bbox": (72, 500, 300, 520), "lines": []}
+    picture = PictureText(PICTURE_BOX, (("North basin 4,180 litres", (80, 260, 300, 280)),))
+    blocks = with_pictures({"blocks": [above, below]}, [picture])["blocks"]
+    assert blocks[0] is above and blocks[2] is below
+    texts = [line["spans"][0]["text"] for line in blocks[1]["lines"]]
+    assert texts == [LABEL, "North basin 4,180 litres"]
+    assert blocks[1]["lines"][0]["bbox"] == PICTURE_BOX  # the label boxes the whole picture
+
+
+@needs_tessdata
+def test_a_pictures_words_are_read_with_their_boxes_on_the_page(tmp_path: Path) -> None:
+    assert TESSDATA is not None
+    path = pdf_with_picture(tmp_path / "report.pdf", [*PICTURE_LINES, "Figure 3 shows the intake"])
+    ocr = OcrConfig(TESSDATA, pictures=True)
+    extras = read_page_extras(str(path), 1, True, ocr)
+    assert extras.tables == []
+    (picture,) = extras.pictures
+    text = " ".join(t for t, _ in picture.lines)
+    assert "Zorblax" in text and "4,180" in text and "37%" in text
+    assert "Figure 3 shows" not in text  # a line the page's own text has is not repeated
+    x0, y0, x1, y1 = PICTURE_BOX
+    for _, (a, b, c, d) in picture.lines:
+        assert x0 - 1 <= a < c <= x1 + 1 and y0 - 1 <= b < d <= y1 + 1
+    (_, box), *_ = [ln for ln in picture.lines if "Zorblax" in ln[0]]
+    assert box[1] < y0 + 60  # the first line of the picture is near its top
+    assert read_page_extras(str(path), 1, True, OcrConfig(TESSDATA)).pictures == []  # off
+
+
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    from desktop_rag.models import ModelRegistry
+    from desktop_rag.paths import resolve_paths
+    from desktop_rag.retrieval.embedder import load_embedder
+
+    paths = resolve_paths(tmp_path_factory.mktemp("embedder")).ensure()
+    return load_embedder(ModelRegistry(paths, SETTINGS), SETTINGS)
+
+
+def open_library(data_dir: Path, embedder: Embedder, settings: Settings) -> Services:
+    ctx = build_context(str(data_dir), settings=settings, overrides={"embedder": embedder})
+    return Services(ctx)
+
+
+@pytest.fixture
+def library(tmp_path: Path, embedder: Embedder) -> Iterator[Services]:
+    services = open_library(tmp_path / "lib", embedder, SETTINGS)
+    yield services
+    services.close()
+
+
+@needs_tessdata
+def test_words_in_a_picture_are_found_after_the_pass_at_the_pictures_page(
+    library: Services, tmp_path: Path
+) -> None:
+    path = pdf_with_picture(tmp_path / "report.pdf", PICTURE_LINES)
+    library.ingest([path], tables_now=False)
+    (doc,) = library.list_documents()
+    assert library.tables_pending() == {doc.doc_id: 1}  # page 2 waits: it has a picture
+    assert not any("Zorblax" in c.text for c in library.document_chunks(doc.doc_id))
+
+    report = library.enrich_tables()
+
+    assert (report.pages, report.pictures, report.tables, report.failures) == (1, 1, 0, ())
+    assert library.tables_pending() == {}
+    (hit, *_) = library.search("Zorblax intake volume", k=3, mode="bm25").results
+    assert hit.chunk.doc_id == doc.doc_id and hit.page == 2
+    assert f"{LABEL} Zorblax intake volume" in hit.chunk.text
+    boxes = [b for b in hit.chunk.bboxes if b.y0 >= PICTURE_BOX[1] - 1]
+    assert boxes and all(b.page == 2 and b.y1 <= PICTURE_BOX[3] + 1 for b in boxes)
+    assert any(PROSE[:30] in c.text for c in library.document_chunks(doc.doc_id))
+    check = library.check_consistency()
+    assert check["consistent"] and not check["orphan_vectors"]
+
+
+@needs_tessdata
+def test_with_picture_text_off_no_page_waits_for_it(tmp_path: Path, embedder: Embedder) -> None:
+    off = SETTINGS.updated({"ingest.picture_text": "off"})
+    services = open_library(tmp_path / "lib", embedder, off)
+    try:
+        services.ingest([pdf_with_picture(tmp_path / "report.pdf", PICTURE_LINES)])
+        assert services.tables_pending() == {}
+        (doc,) = services.list_documents()
+        assert not any("Zorblax" in c.text for c in services.document_chunks(doc.doc_id))
+    finally:
+        services.close()
