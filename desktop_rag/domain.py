@@ -25,6 +25,10 @@ from desktop_rag.routed import ListedItem as ListedItem
 from desktop_rag.routed import RouteInfo as RouteInfo
 from desktop_rag.routed import RouteName as RouteName
 
+# A chunk line with the words OCR read inside a picture opens with this (ingest/picture_text):
+# search and answers use them; a summary's key sentences do not (OCR'd labels are no prose).
+PICTURE_TEXT = "Picture text:"
+
 
 class DocKind(StrEnum):
     PDF = "pdf"

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from desktop_rag.domain import Chunk, DocKind
+from desktop_rag.domain import PICTURE_TEXT, Chunk, DocKind
 from desktop_rag.llm.citations import CitationChecker
 from desktop_rag.routes.key_sentences import (
     Candidate,
@@ -52,6 +52,13 @@ def test_only_sentences_of_prose_are_candidates_in_reading_order() -> None:
     found = candidates([first, second])
     assert [(c.section, c.text) for c in found] == [(1, CONTRIBUTION), (2, FINDING)]
     assert [c.order for c in found] == [0, 1]
+
+
+def test_words_read_from_a_picture_are_no_candidates() -> None:
+    ocr = (f"{PICTURE_TEXT} iOS 9 has the fastest adoption rate ever, with more than fifty "
+           "percent of devices. Apple measured it in the App Store on September nineteen.")
+    found = candidates([section(1, f"{CONTRIBUTION}\n{ocr}\n{FINDING}")])
+    assert [c.text for c in found] == [CONTRIBUTION, FINDING]
 
 
 def test_a_sentence_cut_off_at_a_chunk_end_is_no_candidate() -> None:

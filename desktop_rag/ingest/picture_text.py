@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from desktop_rag.domain import PICTURE_TEXT
 from desktop_rag.ingest.ocr import OcrConfig
 from desktop_rag.ingest.pdf_pages import PageText
 from desktop_rag.ingest.table_model import Box
@@ -26,7 +27,7 @@ from desktop_rag.ingest.table_model import Box
 MIN_SIDE_PT = 72.0  # an inch each way: logos, icons and bullets are smaller
 MIN_SHARE = 0.06  # of the page's area
 PICTURE_DPI = 200  # chart labels are small print: more than the scanned pages' 150
-LABEL = "Picture text:"
+LABEL = PICTURE_TEXT
 SAME_AS_PAGE = 0.8  # a line with this share of its words in the page's own text is a repeat
 _WORD = re.compile(r"^(?:[A-Z]?[a-z]{2,}|[A-Z]{2,}|[A-Z][a-z]?)$")
 _NUMBER = re.compile(r"^[$€£]?[+-]?\d[\d,.]*(?:[-–]\d[\d,.]*)?[%x]?$")

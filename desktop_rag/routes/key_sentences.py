@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from desktop_rag.domain import PICTURE_TEXT
 from desktop_rag.locate import sentence_spans
 from desktop_rag.protocols import Embedder
 from desktop_rag.routes.sections import Section, flat
@@ -86,8 +87,14 @@ def framing(title: str) -> bool:
 
 
 def _sentences(section: Section) -> list[str]:
-    spans = [(c.text, a, b) for c in section.chunks for a, b in sentence_spans(c.text, ".!?")]
+    texts = [_without_pictures(c.text) for c in section.chunks]
+    spans = [(text, a, b) for text in texts for a, b in sentence_spans(text, ".!?")]
     return [flat(text[a:b]) for text, a, b in spans]
+
+
+def _without_pictures(text: str) -> str:
+    """The chunk's text less the words OCR read in its pictures (one line each)."""
+    return "\n".join(line for line in text.split("\n") if not line.startswith(PICTURE_TEXT))
 
 
 def _prose(text: str) -> bool:
