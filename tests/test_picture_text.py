@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -174,3 +175,41 @@ def test_with_picture_text_off_no_page_waits_for_it(tmp_path: Path, embedder: Em
         assert not any("Zorblax" in c.text for c in services.document_chunks(doc.doc_id))
     finally:
         services.close()
+
+
+@needs_tessdata
+@pytest.mark.gui
+def test_an_answer_from_a_pictures_words_is_highlighted_in_the_picture(
+    qtbot: Any, tmp_path: Path, embedder: Embedder
+) -> None:
+    from test_gui_window import shoot
+
+    from desktop_rag.gui.main_window import MainWindow
+    from desktop_rag.testing import FakeChatEngine
+
+    reply = "The North basin took in 4,180 litres [1]."
+    ctx = build_context(str(tmp_path / "lib"), settings=SETTINGS,
+                        overrides={"embedder": embedder, "engine": FakeChatEngine(reply)})  # fmt: skip
+    services = Services(ctx)
+    services.ingest([pdf_with_picture(tmp_path / "report.pdf", PICTURE_LINES)])
+    answer = services.ask("How much did the North basin take in?")
+    (citation,) = answer.citations
+    (evidence,) = citation.evidence
+    assert evidence.page == 2 and "North basin 4,180 litres" in evidence.text
+    assert not answer.unsupported_sentences
+    window = MainWindow(services, interactive=False)
+    qtbot.addWidget(window)
+    window.resize(1200, 900)
+    window.show()
+    window.open_chunk(citation.chunk, evidence)
+    qtbot.waitUntil(lambda: window.viewer.location is not None, timeout=10_000)
+    assert window.viewer.location.page == 2
+    assert window.viewer.pdf.highlight_rects(2)
+    start = citation.chunk.text.index("North basin")
+    (line,) = [b for b in evidence.boxes if b.start <= start < b.end]
+    assert PICTURE_BOX[0] <= line.x0 and line.x1 <= PICTURE_BOX[2]  # the line, in the picture
+    assert PICTURE_BOX[1] + 40 <= line.y0 and line.y1 <= PICTURE_BOX[1] + 120
+    qtbot.wait(1500)  # the page image is rendered in the background
+    shoot(window, "23-picture-text-highlight")
+    assert window.shutdown()
+    services.close()
