@@ -188,8 +188,8 @@ def test_an_answer_from_a_pictures_words_is_highlighted_in_the_picture(
     from desktop_rag.testing import FakeChatEngine
 
     reply = "The North basin took in 4,180 litres [1]."
-    ctx = build_context(str(tmp_path / "lib"), settings=SETTINGS,
-                        overrides={"embedder": embedder, "engine": FakeChatEngine(reply)})  # fmt: skip
+    parts = {"embedder": embedder, "engine": FakeChatEngine(reply)}
+    ctx = build_context(str(tmp_path / "lib"), settings=SETTINGS, overrides=parts)
     services = Services(ctx)
     services.ingest([pdf_with_picture(tmp_path / "report.pdf", PICTURE_LINES)])
     answer = services.ask("How much did the North basin take in?")
