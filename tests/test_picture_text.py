@@ -213,3 +213,18 @@ def test_an_answer_from_a_pictures_words_is_highlighted_in_the_picture(
     shoot(window, "23-picture-text-highlight")
     assert window.shutdown()
     services.close()
+
+
+@needs_tessdata
+def test_the_cli_says_whose_words_it_read(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import desktop_rag.retrieval.embedder as embedder_module
+    from desktop_rag.cli import main
+
+    monkeypatch.setattr(embedder_module, "load_embedder", lambda *_: embedder)
+    path = pdf_with_picture(tmp_path / "report.pdf", PICTURE_LINES)
+    base = ["--data-dir", str(tmp_path / "lib"), "--profile", "tiny"]
+    assert main([*base, "ingest", str(path)]) == 0
+    assert "tables: 0 tables in 1 document, words read in 1 picture, " in capsys.readouterr().err

@@ -221,7 +221,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def _document_line(doc: Document, table_pages: int = 0) -> str:
-    """`table_pages`: pages that look tabular whose tables the table pass has yet to read."""
+    """`table_pages`: pages whose tables (or pictures' words) the table pass has yet to read."""
     pages = f"{_n(doc.pages, 'page')}, " if doc.pages else ""
     when = f", ingested {doc.ingested_at}" if doc.ingested_at else ""
     error = f"\n    error: {doc.error}" if doc.error else ""

@@ -47,8 +47,9 @@ class _TablesProgress:
         for failure in report.failures:
             warn(f"tables: not read: {failure} (its text is searchable)")
         if self.started:
-            warn(f"tables: {_n(report.tables, 'table')} in {_n(report.documents, 'document')}, "
-                 f"{report.seconds:.1f} s")
+            pictures = f", words read in {_n(report.pictures, 'picture')}" if report.pictures else ""
+            warn(f"tables: {_n(report.tables, 'table')} in {_n(report.documents, 'document')}"
+                 f"{pictures}, {report.seconds:.1f} s")
         if report.left:
             warn(f"tables: {_n(report.left, 'document')} left for the next ingest or sync")
 

@@ -21,8 +21,8 @@ COLUMNS = ("Title", "Type", "Pages", "Chunks", "Status", "Core")
 ModelIndex = QModelIndex | QPersistentModelIndex
 MISSING_TIP = ("\nThe file is not there now (moved, or on a drive not mounted); the document "
                "stays searchable, but it cannot be opened until the file is back.")
-TABLES_TIP = ("\nSearchable from its text; the tables on its pages are being read, and their "
-              "rows replace those pages' lines in a moment.")
+TABLES_TIP = ("\nSearchable from its text; the tables on its pages (and the words in its "
+              "pictures) are being read, and join those pages' text in a moment.")
 
 
 @dataclass(frozen=True, slots=True)
