@@ -47,7 +47,8 @@ class _TablesProgress:
         for failure in report.failures:
             warn(f"tables: not read: {failure} (its text is searchable)")
         if self.started:
-            pictures = f", words read in {_n(report.pictures, 'picture')}" if report.pictures else ""
+            read = report.pictures
+            pictures = f", words read in {_n(read, 'picture')}" if read else ""
             warn(f"tables: {_n(report.tables, 'table')} in {_n(report.documents, 'document')}"
                  f"{pictures}, {report.seconds:.1f} s")
         if report.left:
