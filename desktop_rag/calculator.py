@@ -42,7 +42,7 @@ MAX_MAGNITUDE = 10**15
 HINT = "Use only numbers, + - × ÷ and brackets, e.g. (4,180,339 - 3,431,434) / 3,431,434 × 100"
 
 _OPERATORS = {"+": "+", "-": "-", "−": "-", "–": "-", "*": "*", "×": "*", "/": "/", "÷": "/"}
-_CURRENCIES = "$€£"
+_CURRENCIES = "$€£₹"
 _NUMBER = re.compile(NUMBER_PATTERN)
 _WORD = re.compile(r"[^\W\d]\w*|\w+")
 _REFUSED = {

@@ -4,10 +4,13 @@ A table cell is text. To compute over it, show it, or find it in a search, the a
 the writer meant: "(1,577)" is a loss of 1,577, "$ 4,180,339" under "(in thousands)" is about
 $4.18 billion, and "—" means "nothing here", not zero.
 
-English formatting only: "," groups thousands and "." is the decimal point. "1.234,5" (European)
-and "4 180 339" (space-grouped) are not read as numbers: a wrong guess would give a value a
-thousand times off, which is worse than no value. "1e6" (scientific notation) is not read either:
-reports do not print it, and a token like "3e5" is more likely a part number.
+English formatting: "," groups thousands and "." is the decimal point; the Indian grouping of
+lakhs and crores ("3,02,16,492" = 30,216,492; ₹ and "Rs." for rupees; "lakh", "crore" as scale
+words) is read too, since its commas fall where no English number has them and the digits mean
+the same value. "1.234,5" (European) and "4 180 339" (space-grouped) are not read as numbers: a
+wrong guess would give a value a thousand times off, which is worse than no value. "1e6"
+(scientific notation) is not read either: reports do not print it, and a token like "3e5" is
+more likely a part number.
 """
 
 from __future__ import annotations
@@ -23,23 +26,31 @@ _MINUSES = str.maketrans({"−": "-", "–": "-", "\u00a0": " ", "\u2009": " ", 
 _NULLS = frozenset(
     {"", "-", "--", "—", "n/a", "na", "n.a.", "nm", "n.m.", "none", "nil", "*", "…", "..."}
 )
-_SYMBOLS = {"us$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
+_SYMBOLS = {"us$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR",
+            "rs": "INR", "rs.": "INR"}  # fmt: skip
 _CODES = r"USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR"
 SCALE_WORDS = {
     "k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "mn": 1e6, "mln": 1e6, "million": 1e6,
     "b": 1e9, "bn": 1e9, "bln": 1e9, "billion": 1e9, "t": 1e12, "tn": 1e12, "trillion": 1e12,
+    "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "crore": 1e7, "crores": 1e7,
 }  # fmt: skip
 _SCALE_ALTERNATIVES = "|".join(sorted(SCALE_WORDS, key=len, reverse=True))
 _PREFIX = re.compile(
-    rf"(?P<cur>US\$|[$€£¥]|(?:{_CODES})(?![A-Za-z]))|(?P<sign>[-+])|(?P<paren>\()", re.IGNORECASE
+    rf"(?P<cur>US\$|[$€£¥₹]|Rs\.?(?=\s*[0-9])|(?:{_CODES})(?![A-Za-z]))|(?P<sign>[-+])|(?P<paren>\()",
+    re.IGNORECASE,
 )
 _SUFFIX = re.compile(
     r"(?:(?P<paren>\))|(?P<pct>%)|(?<![^\W\d_])(?:(?P<word_pct>percent|per cent|pct)"
     rf"|(?P<times>[x×])|(?P<scale>{_SCALE_ALTERNATIVES})|(?P<cur>{_CODES}|dollars)))$",
     re.IGNORECASE,
 )
+# Indian grouping (groups of two digits, then the last three), tried first: "3,02,16,492"
+_INDIAN = r"[0-9]{1,2}(?:,[0-9]{2})+,[0-9]{3}(?![0-9])"
 # English number: commas only between groups of three digits, "." for decimals
-NUMBER_PATTERN = r"[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+"
+NUMBER_PATTERN = (
+    rf"{_INDIAN}(?:\.[0-9]+)?|[0-9]{{1,3}}(?:,[0-9]{{3}})+(?![0-9])(?:\.[0-9]+)?"
+    r"|[0-9]+(?:\.[0-9]+)?|\.[0-9]+"
+)
 _CORE = re.compile(NUMBER_PATTERN)
 
 
@@ -143,12 +154,13 @@ def _take(parts: _Parts, match: re.Match[str]) -> bool:
     return parts.take(kind, match.group(kind))
 
 
-_SCALE_NAME = r"(?i:(?P<word>thousand|million|billion|trillion)s?)"
+_SCALE_NAME = r"(?i:(?P<word>thousand|million|billion|trillion|lakh|lac|crore)s?)"
 _CAPTION_SCALES = [
-    # "(in thousands, except per share data)", "in millions", "in US$ millions", "$ in millions"
-    re.compile(rf"\b(?i:in)\s+(?:[A-Z]{{1,3}}\$|[A-Z]{{3}}|[$€£¥])?\s*{_SCALE_NAME}\b"),
+    # "(in thousands, except per share data)", "in millions", "in US$ millions", "$ in millions",
+    # "(In Rs. Crores)"
+    re.compile(rf"\b(?i:in)\s+(?:[A-Z]{{1,3}}\$|[A-Z]{{3}}|[$€£¥₹]|Rs\.?)?\s*{_SCALE_NAME}\b"),
     re.compile(rf"\b{_SCALE_NAME}\s+(?i:of)\b"),  # "thousands of dollars", "millions of euros"
-    re.compile(rf"[$€£¥]\s*{_SCALE_NAME}\b"),  # "$ millions", "(€ thousands)"
+    re.compile(rf"[$€£¥₹]\s*{_SCALE_NAME}\b"),  # "$ millions", "(€ thousands)", "₹ crore"
     re.compile(rf"\(\s*{_SCALE_NAME}\s*\)"),  # "(Millions)"
     # "$ in 000s", "(€'000)", "£000", "(000s)"
     re.compile(r"(?:\b(?i:in)\s+|[$€£¥]\s*|\(\s*)(?P<code>'?000'?s?)(?![0-9])"),
@@ -177,7 +189,7 @@ def unit_scale(caption: str) -> float:
 
 _TOKEN = re.compile(
     r"(?<![^\W_])(?i:fy)(?P<fy>[0-9]{4})(?![0-9])"
-    r"|(?<![^\W_])(?P<int>[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)"
+    rf"|(?<![^\W_])(?P<int>{_INDIAN}|[0-9]{{1,3}}(?:,[0-9]{{3}})+(?![0-9])|[0-9]+)"
     r"(?:\.(?P<frac>[0-9]+))?(?P<tail>[^\W\d_]*)"
 )
 _TAILS = frozenset(SCALE_WORDS) | {"x", "s", "st", "nd", "rd", "th"}
@@ -245,7 +257,7 @@ def format_percent(value: float, decimals: int = 1, signed: bool = False) -> str
 
 
 _STATED = re.compile(
-    r"(?P<quantity>[-−+]?\s*\(?\s*[$€£]?\s*[-−]?\s*"
+    r"(?P<quantity>[-−+]?\s*\(?\s*[$€£₹]?\s*[-−]?\s*"
     rf"(?P<number>{NUMBER_PATTERN})"
     r"\s*\)?)(?P<tail>\s*(?:%|[A-Za-z]+))?"
 )

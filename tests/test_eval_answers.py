@@ -78,6 +78,11 @@ def test_integers_match_exactly(gold: str, answer: str, right: bool) -> None:
         ("3.2", "The budget was $3.2 million.", True),
         ("0.5%", "It rose by 5%.", False),
         ("73.0", "It reached 73.", True),
+        ("30216492.00", "The total dividend was 3,02,16,492.00 rupees [1].", True),
+        ("30216492.00", "Rs. 302.16 lakhs.", True),
+        ("30216492.00", "It was 3,02,16,491.", True),
+        ("83672770", "Less by 8.37 crores.", True),
+        ("30216492.00", "3,02,16 in all, 492 of them paid.", False),
     ],
 )
 def test_floats_match_within_tolerance_and_as_percentages(

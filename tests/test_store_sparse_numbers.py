@@ -68,6 +68,23 @@ def test_every_writing_of_a_number_finds_every_other(index: SparseIndex, query: 
     assert sorted(docs(index, query)) == ["prose", "tabl"]  # not "Page 4 of 180: the 339"
 
 
+@pytest.mark.parametrize("query", ["30216492", "30,216,492", "3,02,16,492", "₹ 3,02,16,492"])
+def test_an_indian_grouping_is_the_same_number(tmp_path: Path, query: str) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite3")
+    texts = {"india": ["Total dividend — 2000: Rs. 3,02,16,492.00 (Rupees in lacs: 302.16)"],
+             "other": ["Dividend of 3,02,16 shares; 492 paid in 2000."]}  # fmt: skip
+    for n, (doc_id, chunk_texts) in enumerate(texts.items()):
+        catalog.add_pending(doc(doc_id, f"/{n}.pdf"), chunks(doc_id, chunk_texts))
+        catalog.finalize(doc_id)
+    try:
+        memory = MemoryBm25Index(catalog)
+        memory.warm()
+        for index in (catalog.sparse_index(), memory):
+            assert docs(index, query) == ["india"]
+    finally:
+        catalog.close()
+
+
 @pytest.mark.parametrize("query", ["(1,577)", "1,577", "-1577"])
 def test_a_loss_in_brackets_is_its_number(index: SparseIndex, query: str) -> None:
     assert sorted(docs(index, query)) == ["prose", "tabl"]

@@ -25,13 +25,16 @@ MAX_NUMBERS = 8  # of an answer's numbers, the first this many may match the gol
 
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[,;\-–]\s*\d+)*\s*\]")
 _NUMBER = re.compile(
-    r"(?<![\w.])(?P<sign>[-−](?=[$€£¥]?\d))?[$€£¥]?\s?"  # "13,117 - 18,214": no sign
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-    r"(?:\s*(?P<unit>%|per\s?cent\b|thousand\b|million\b|billion\b|trillion\b|bn\b|[kmb]\b))?",
+    r"(?<![\w.])(?P<sign>[-−](?=[$€£¥₹]?\d))?[$€£¥₹]?\s?"  # "13,117 - 18,214": no sign
+    r"(?P<num>\d{1,2}(?:,\d{2})+,\d{3}(?!\d)(?:\.\d+)?"  # Indian grouping: "3,02,16,492.00"
+    r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?:\s*(?P<unit>%|per\s?cent\b|thousand\b|million\b|billion\b|trillion\b|bn\b|[kmb]\b"
+    r"|lakhs?\b|lacs?\b|crores?\b))?",
     re.IGNORECASE,
 )
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9,
-           "b": 1e9, "trillion": 1e12}  # fmt: skip
+           "b": 1e9, "trillion": 1e12, "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5,
+           "crore": 1e7, "crores": 1e7}  # fmt: skip
 _ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
          "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
          "nineteen", "twenty")  # fmt: skip
