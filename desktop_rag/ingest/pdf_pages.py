@@ -1,5 +1,6 @@
 """The PyMuPDF adapter: opening a document, the text flags every reading uses, and OCR of a page
-(here, or in a worker). The loaders, the page reader and the table pass go through it."""
+or of a picture on it (here, or in a worker). The loaders, the page reader, the table pass and
+the picture text go through it."""
 
 from __future__ import annotations
 
@@ -65,3 +66,17 @@ def ocr_page(path: str, index: int, ocr: OcrConfig) -> PageText:
             return ocr_dict(doc.load_page(index), ocr)
     except Exception as exc:
         raise RuntimeError(str(exc)) from None
+
+
+def ocr_clip(page: Any, box: tuple[float, float, float, float], dpi: int,
+             ocr: OcrConfig) -> tuple[PageText, float]:
+    """OCR of the part of `page` inside `box` (a picture), rendered at `dpi`: Tesseract's text
+    in the picture's own coordinates, and the factor that turns them into page points."""
+    import pymupdf
+
+    pix = page.get_pixmap(clip=box, dpi=dpi)
+    stream = pix.pdfocr_tobytes(language=ocr.language, tessdata=str(ocr.tessdata))
+    with pymupdf.open(stream=stream) as read:  # type: ignore[no-untyped-call]
+        ocr_page = read.load_page(0)
+        found: PageText = ocr_page.get_text("dict", sort=True)
+        return found, (box[2] - box[0]) / ocr_page.rect.width

@@ -21,7 +21,7 @@ from typing import Any
 
 from desktop_rag.domain import PICTURE_TEXT
 from desktop_rag.ingest.ocr import OcrConfig
-from desktop_rag.ingest.pdf_pages import PageText
+from desktop_rag.ingest.pdf_pages import PageText, ocr_clip
 from desktop_rag.ingest.table_model import Box
 
 MIN_SIDE_PT = 72.0  # an inch each way: logos, icons and bullets are smaller
@@ -99,17 +99,8 @@ def read_pictures(page: Any, page_dict: PageText, ocr: OcrConfig) -> list[Pictur
 
 def _ocr_lines(page: Any, box: Box, ocr: OcrConfig) -> list[tuple[str, Box]]:
     """Tesseract's lines of the picture at `box`, in page coordinates."""
-    import pymupdf
-
-    pix = page.get_pixmap(clip=box, dpi=max(PICTURE_DPI, ocr.dpi))
-    stream = pix.pdfocr_tobytes(language=ocr.language, tessdata=str(ocr.tessdata))
-    with pymupdf.open(stream=stream) as read:  # type: ignore[no-untyped-call]
-        ocr_page = read.load_page(0)
-        scale = (box[2] - box[0]) / ocr_page.rect.width
-        found: PageText = ocr_page.get_text("dict", sort=True)
-    return [
-        (text, _placed(bbox, box, scale)) for text, bbox in _dict_line_boxes(found)
-    ]
+    found, scale = ocr_clip(page, box, max(PICTURE_DPI, ocr.dpi), ocr)
+    return [(text, _placed(bbox, box, scale)) for text, bbox in _dict_line_boxes(found)]
 
 
 def _placed(bbox: Box, picture: Box, scale: float) -> Box:
