@@ -14,9 +14,11 @@ from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
 from desktop_rag.ingest.ocr import OcrConfig, find_tessdata
 from desktop_rag.ingest.page_extras import read_page_extras
+from desktop_rag.ingest.pdf_pages import page_text
 from desktop_rag.ingest.picture_text import (
     LABEL,
     PictureText,
+    has_pictures,
     picture_boxes,
     plausible,
     with_pictures,
@@ -83,9 +85,26 @@ def test_only_large_pictures_are_read(tmp_path: Path) -> None:
 
     path = pdf_with_picture(tmp_path / "report.pdf", PICTURE_LINES)
     with pymupdf.open(path) as doc:
-        assert picture_boxes(doc[0]) == []
-        (box,) = picture_boxes(doc[1])  # the logo is too small to hold words
+        assert picture_boxes(doc[0], page_text(doc[0])) == []
+        (box,) = picture_boxes(doc[1], page_text(doc[1]))  # the logo is too small for words
     assert box == pytest.approx(PICTURE_BOX, abs=0.01)
+
+
+def test_a_scan_that_carries_its_text_is_not_read_again(tmp_path: Path) -> None:
+    """A "searchable PDF": the scanned page as a picture under an invisible OCR text layer."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    scan = [f"{PROSE[:60]} {n}" for n in range(8)]  # 80 words
+    page.insert_image(page.rect, stream=picture_png(scan), keep_proportion=False)
+    for n, line in enumerate(scan):
+        page.insert_text((40, 60 + 20 * n), line, fontsize=9, render_mode=3)  # invisible
+    doc.save(tmp_path / "searchable.pdf")
+    with pymupdf.open(tmp_path / "searchable.pdf") as read:
+        assert picture_boxes(read[0], page_text(read[0])) == []
+        assert not has_pictures(read[0], page_text(read[0]))
+    doc.close()
 
 
 def test_picture_words_are_placed_among_the_blocks_by_their_top_edge() -> None:

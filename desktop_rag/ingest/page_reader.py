@@ -81,7 +81,7 @@ class PageReader:
         """Whether the page waits for the table pass: tables to read, or a picture's words."""
         if self.tables and looks_tabular(found):
             return True
-        return self.pictures and has_text(found) and has_pictures(page)
+        return self.pictures and has_text(found) and has_pictures(page, found)
 
     def _ocr(self, page: Any, index: int, config: OcrConfig) -> PageText | Future[PageText]:
         self.ocr_tried += 1

@@ -29,6 +29,10 @@ MIN_SHARE = 0.06  # of the page's area
 PICTURE_DPI = 200  # chart labels are small print: more than the scanned pages' 150
 LABEL = PICTURE_TEXT
 SAME_AS_PAGE = 0.8  # a line with this share of its words in the page's own text is a repeat
+# A picture holding this many words of the page's own text is a scan that carries its text (a
+# "searchable PDF" from a scanner's OCR, a slide over a background photo): read already. On the
+# MMLongBench and Debian PDFs, pictures hold 0-29 such words or 74 and more.
+WRITTEN_WORDS = 50
 _WORD = re.compile(r"^(?:[A-Z]?[a-z]{2,}|[A-Z]{2,}|[A-Z][a-z]?)$")
 _NUMBER = re.compile(r"^[$€£]?[+-]?\d[\d,.]*(?:[-–]\d[\d,.]*)?[%x]?$")
 _REPEATED = re.compile(r"(.)\1\1")
@@ -44,8 +48,9 @@ class PictureText:
     lines: tuple[tuple[str, Box], ...]
 
 
-def picture_boxes(page: Any) -> list[Box]:
-    """The boxes of the page's large pictures (clipped to the page), overlapping ones merged."""
+def picture_boxes(page: Any, page_dict: PageText) -> list[Box]:
+    """The boxes of the page's large pictures (clipped to the page), overlapping ones merged;
+    not those whose words the page's text layer has already (WRITTEN_WORDS)."""
     page_box: Box = tuple(page.rect)
     area = _area(page_box)
     found = [_clipped(tuple(info["bbox"]), page_box) for info in page.get_image_info()]
@@ -56,7 +61,18 @@ def picture_boxes(page: Any) -> list[Box]:
             merged.append(box)
         else:
             merged[at] = _union(merged[at], box)
-    return merged
+    lines = _dict_line_boxes(page_dict)
+    return [box for box in merged if _words_inside(lines, box) < WRITTEN_WORDS]
+
+
+def _words_inside(lines: list[tuple[str, Box]], box: Box) -> int:
+    """The words of the text lines whose centre is inside `box`."""
+    return sum(len(text.split()) for text, line in lines if _centre_in(line, box))
+
+
+def _centre_in(line: Box, box: Box) -> bool:
+    x, y = (line[0] + line[2]) / 2, (line[1] + line[3]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
 def _clipped(box: Box, page: Box) -> Box:
@@ -80,17 +96,17 @@ def _union(a: Box, b: Box) -> Box:
     return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
 
-def has_pictures(page: Any) -> bool:
-    """Whether the page shows a picture large enough to hold words (its image list first: most
-    pages have none, and listing them costs nothing)."""
-    return bool(page.get_images()) and bool(picture_boxes(page))
+def has_pictures(page: Any, page_dict: PageText) -> bool:
+    """Whether the page shows a picture large enough to hold words not in its text (its image
+    list first: most pages have none, and listing them costs nothing)."""
+    return bool(page.get_images()) and bool(picture_boxes(page, page_dict))
 
 
 def read_pictures(page: Any, page_dict: PageText, ocr: OcrConfig) -> list[PictureText]:
     """The words of the page's large pictures, top to bottom; pictures with none left out."""
     known = _words(" ".join(_dict_lines(page_dict)))
     found = []
-    for box in picture_boxes(page):
+    for box in picture_boxes(page, page_dict):
         lines = [(t, b) for t, b in _ocr_lines(page, box, ocr) if _kept(t, known)]
         if lines:
             found.append(PictureText(box, tuple(lines)))
