@@ -51,7 +51,7 @@ def test_a_document_is_listed_searchable_while_its_tables_are_read(
     model = window.library_panel.model
     qtbot.waitUntil(lambda: model.rowCount() == 1 and model.rows()[0].tables_pending)
     assert status_shown(window) == "indexed, tables pending"
-    assert "tables on its pages are being read" in str(
+    assert "the tables on its pages (and the words in its pictures) are being read" in str(
         model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole))
     qtbot.waitUntil(lambda: not fake.tables_queue, timeout=10_000)
     qtbot.waitUntil(lambda: not model.rows()[0].tables_pending)
