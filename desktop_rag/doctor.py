@@ -143,7 +143,9 @@ def check_ocr(ctx: AppContext) -> Check:
     folder = find_tessdata(ingest.tessdata, ingest.ocr_language)
     if folder is None:
         return Check("ocr", True, f"not available (optional): {HINT}")
-    return Check("ocr", True, f"Tesseract data for {ingest.ocr_language}", str(folder))
+    pictures = "scanned pages and words in pictures" if ingest.picture_text == "auto" else (
+        "scanned pages; words in pictures off (ingest.picture_text = off)")
+    return Check("ocr", True, f"Tesseract data for {ingest.ocr_language}: {pictures}", str(folder))
 
 
 def other_profile_context(ctx: AppContext) -> AppContext | None:

@@ -158,3 +158,17 @@ def test_interrupted_ingestion_is_reported_as_such_not_as_inconsistent(data_dir:
     stray = run_doctor(ctx, services=Services(ctx))
     assert not stray.ok and "orphan_vectors=1" in stray.extra[0].detail
     ctx.close()
+
+
+def test_the_ocr_line_says_whether_pictures_are_read(tmp_path: Path) -> None:
+    from desktop_rag.doctor import check_ocr
+    from desktop_rag.ingest.ocr import find_tessdata
+
+    (tmp_path / "eng.traineddata").write_bytes(b"x")
+    on = Settings(profile="tiny").updated({"ingest.tessdata": str(tmp_path)})
+    assert find_tessdata(str(tmp_path), "eng") == tmp_path
+    check = check_ocr(build_context(str(tmp_path / "a"), "tiny", fakes(), on))
+    assert check.detail == "Tesseract data for eng: scanned pages and words in pictures"
+    off = on.updated({"ingest.picture_text": "off"})
+    check = check_ocr(build_context(str(tmp_path / "b"), "tiny", fakes(), off))
+    assert check.detail.endswith("words in pictures off (ingest.picture_text = off)")
