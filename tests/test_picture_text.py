@@ -247,3 +247,30 @@ def test_the_cli_says_whose_words_it_read(
     base = ["--data-dir", str(tmp_path / "lib"), "--profile", "tiny"]
     assert main([*base, "ingest", str(path)]) == 0
     assert "tables: 0 tables in 1 document, words read in 1 picture, " in capsys.readouterr().err
+
+
+def test_the_benchmark_subset_keeps_the_documents_with_pictures(tmp_path: Path) -> None:
+    import json
+
+    from bench.picture_subset import main
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    pdf_with_picture(docs / "chart.pdf", PICTURE_LINES)
+    _without_pictures(docs / "plain.pdf")
+    rows = [{"id": "q1", "doc": "chart.pdf"}, {"id": "q2", "doc": "plain.pdf"}]
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    assert main([str(docs), str(questions), str(tmp_path / "out")]) == 0
+    assert [p.name for p in (tmp_path / "out" / "documents").iterdir()] == ["chart.pdf"]
+    kept = (tmp_path / "out" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["id"] for line in kept] == ["q1"]
+
+
+def _without_pictures(path: Path) -> None:
+    import pymupdf
+
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 100), PROSE, fontsize=10)
+    doc.save(path)
+    doc.close()
