@@ -187,9 +187,11 @@ def unit_scale(caption: str) -> float:
     return SCALE_WORDS[(groups.get("word") or groups["abbr"]).lower()]
 
 
+# A number with group separators, English or Indian, as one search token reads it
+GROUPED_PATTERN = rf"{_INDIAN}|[0-9]{{1,3}}(?:,[0-9]{{3}})+(?![0-9])"
 _TOKEN = re.compile(
     r"(?<![^\W_])(?i:fy)(?P<fy>[0-9]{4})(?![0-9])"
-    rf"|(?<![^\W_])(?P<int>{_INDIAN}|[0-9]{{1,3}}(?:,[0-9]{{3}})+(?![0-9])|[0-9]+)"
+    rf"|(?<![^\W_])(?P<int>{GROUPED_PATTERN}|[0-9]+)"
     r"(?:\.(?P<frac>[0-9]+))?(?P<tail>[^\W\d_]*)"
 )
 _TAILS = frozenset(SCALE_WORDS) | {"x", "s", "st", "nd", "rd", "th"}

@@ -64,9 +64,8 @@ def extract_tables(path: str, index: int) -> list[TableBlock]:
 
 
 def read_tables(path: str, index: int) -> list[TableBlock]:
-    """As extract_tables, for the table pass's worker processes: a page that cannot be read
-    raises RuntimeError (its message crosses the process boundary intact), so that the pass can
-    say which page of which file failed."""
+    """As extract_tables, but a page that cannot be read raises RuntimeError (its message
+    crosses a process boundary intact), so that the caller can say which page failed."""
     try:
         with open_pdf(path) as doc:
             return page_tables(doc.load_page(index), index + 1, strict=True)

@@ -19,14 +19,12 @@ import sqlite3
 import threading
 
 from desktop_rag.domain import EVERYWHERE, DocScope
-from desktop_rag.numbers import number_tokens
+from desktop_rag.numbers import GROUPED_PATTERN, number_tokens
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # as FTS5's unicode61: "_" separates words
-# A number with thousands separators, as number_tokens reads one ("4,180,339", not "A1,234"),
-# or with the Indian grouping ("3,02,16,492")
-_GROUPED = re.compile(
-    r"(?<![^\W_])(?:[0-9]{1,2}(?:,[0-9]{2})+,[0-9]{3}|[0-9]{1,3}(?:,[0-9]{3})+)(?![0-9])"
-)
+# A number with group separators, as number_tokens reads one ("4,180,339", "3,02,16,492", not
+# "A1,234")
+_GROUPED = re.compile(rf"(?<![^\W_])(?:{GROUPED_PATTERN})")
 MAX_TERMS = 32
 # Column weights for bm25(): chunk text, document title, heading path, number tokens.
 WEIGHTS = (1.0, 0.5, 0.75, 1.0)
