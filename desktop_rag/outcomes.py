@@ -78,6 +78,7 @@ class IngestReport:
     outcomes: tuple[FileOutcome, ...]
     seconds: float = 0.0
     embedded_chunks: int = 0
+    caught_up: CatchUpReport | None = None  # a sync's: documents read before the current readers
 
     def count(self, outcome: Outcome) -> int:
         return sum(1 for o in self.outcomes if o.outcome is outcome)
@@ -103,3 +104,16 @@ class TablesReport:
     failures: tuple[str, ...] = ()
     seconds: float = 0.0
     pictures: int = 0  # pictures whose words were read (picture text)
+
+
+@dataclass(frozen=True, slots=True)
+class CatchUpReport:
+    """What a sync's catch-up with the current table and picture readers did
+    (ingest/catch_up.py). `checked`: PDFs read before them; `queued`: those with pages for the
+    table pass (the others are only marked); `pages`: how many; `failures`: "file: why"."""
+
+    checked: int = 0
+    queued: int = 0
+    pages: int = 0
+    seconds: float = 0.0
+    failures: tuple[str, ...] = ()

@@ -39,7 +39,7 @@ from desktop_rag.domain import (
 from desktop_rag.errors import CancelledError, NotFoundError
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.llm.chat_store import ChatStore, ChatSummary, ChatTurn
-from desktop_rag.outcomes import TablesReport
+from desktop_rag.outcomes import CatchUpReport, TablesReport
 from desktop_rag.paths import AppPaths, resolve_paths
 from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.services import engine_changed
@@ -97,6 +97,7 @@ class FakeServices:
         self.table_pages = 0  # pages that look tabular in each PDF ingested (none: no table pass)
         self.table_passes: list[tuple[str, bool]] = []  # (thread, cancelled) of each table pass
         self.tables_delay = 0.0  # seconds a table pass with work takes
+        self.catch_up = False  # a sync queues every PDF's `table_pages` (read by an older version)
         self.lock = threading.Lock()
 
     def _seen(self) -> str:
@@ -193,10 +194,13 @@ class FakeServices:
             time.sleep(self.sync_delay)
         with self.lock:
             docs = list(self.docs.values())
+            behind = [d for d in docs if self.catch_up and d.doc_id not in self.tables_queue]
+            self.tables_queue.update((d.doc_id, self.table_pages) for d in behind)
+        caught_up = CatchUpReport(len(behind), len(behind), len(behind) * self.table_pages)
         return IngestReport((
             *(FileOutcome(d.path, Outcome.UNCHANGED, doc_id=d.doc_id) for d in docs),
             *self.sync_extra,
-        ))
+        ), caught_up=caught_up)
 
     def followed_folders(self) -> list[FollowedFolder]:
         with self.lock:

@@ -91,3 +91,27 @@ def test_a_removal_asked_for_during_a_table_pass_goes_first(
     assert fake.table_passes[passes] == ("index-writer", True)
     qtbot.waitUntil(lambda: len(fake.table_passes) == passes + 2 and not window.writer.busy)
     assert fake.table_passes[-1] == ("index-writer", False)  # and it ran again after
+
+
+def test_a_library_read_by_an_earlier_version_gets_its_tables_after_the_sync_at_start(
+    qtbot: QtBot, data_dir: Path, tmp_path: Path
+) -> None:
+    older = FakeServices(data_dir)
+    older.table_pages = 2
+    older.ingest([make_pdf(tmp_path / "report.pdf", SAMPLE_PAGES)])  # read, no table pass queued
+    older.catch_up = True  # this version reads tables (and pictures) it did not
+    win = MainWindow(older, interactive=False)
+    qtbot.addWidget(win)
+    said: list[str] = []
+    win.library.message.connect(said.append)
+    try:
+        win.show()
+        win.start()
+        qtbot.waitUntil(lambda: older.syncs == 1 and not older.tables_queue, timeout=10_000)
+        qtbot.waitUntil(lambda: any(m.startswith("Tables read: 1 in 1 document") for m in said))
+        assert ("Library: 1 unchanged \u2014 1 document read by an earlier version: reading "
+                "their tables and pictures' words") in said
+        assert older.table_passes == [("index-writer", False)]
+    finally:
+        assert win.shutdown()
+        older.close()

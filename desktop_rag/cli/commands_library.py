@@ -146,9 +146,23 @@ def _show_report(
         return
     shown = [o for o in report.outcomes if not (changes_only and o.outcome is Outcome.UNCHANGED)]
     _print_outcomes(shown)
-    if changes_only and not shown:
+    caught_up = _caught_up(report)
+    if caught_up:
+        say(caught_up)
+    elif changes_only and not shown:
         say("Everything is up to date.")
     say(f"\n{_summary(_counts(report.outcomes))} in {report.seconds:.1f} s.")
+
+
+def _caught_up(report: IngestReport) -> str:
+    """What the catch-up with the current table and picture readers queued ("" when nothing)."""
+    done = report.caught_up
+    if done is None or not done.checked:
+        return ""
+    failed = "".join(f"\n  not checked: {f}" for f in done.failures)
+    return (f"{_n(done.checked, 'PDF')} read before this version's table and picture reading: "
+            f"{_n(done.pages, 'page')} of {_n(done.queued, 'document')} to read again for "
+            f"tables and words in pictures{failed}")
 
 
 def _finish(
@@ -158,7 +172,7 @@ def _finish(
     if args.json:
         emit_json({"outcomes": report.outcomes, "totals": _counts(report.outcomes),
                    "seconds": report.seconds, "embedded_chunks": report.embedded_chunks,
-                   "tables": tables})
+                   "caught_up": report.caught_up, "tables": tables})
     if token.cancelled:
         return 130
     return 1 if report.failed else 0

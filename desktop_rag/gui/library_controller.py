@@ -44,6 +44,10 @@ def summarize(report: IngestReport) -> str:
     unavailable = unavailable_folders(report)
     if unavailable:
         text += " \u2014 folders not found, their documents kept: " + ", ".join(unavailable)
+    if report.caught_up is not None and report.caught_up.queued:
+        n = report.caught_up.queued
+        text += (f" \u2014 {n} document{'s' if n > 1 else ''} read by an earlier version: "
+                 "reading their tables and pictures' words")
     return text
 
 
@@ -192,10 +196,8 @@ class LibraryController(QObject):
         """The table pass on the index writer, in the background: the documents just ingested
         are searchable from their text already, and get their tables' rows within seconds to
         minutes (those a closed app or the CLI left queued too)."""
-        if self.services.settings.ingest.tables != "auto" or (
-            self._tables is not None and not self._tables.cancel.cancelled
-        ):
-            return None
+        if self._tables is not None and not self._tables.cancel.cancelled:
+            return None  # the pass does nothing while tables and picture text are both off
         job = self.writer.submit(
             "tables", lambda j: self.services.enrich_tables(progress=j.report, cancel=j.cancel),
             on_done=lambda report: self._tables_read(report, job),
@@ -234,7 +236,8 @@ class LibraryController(QObject):
         unavailable = set(unavailable_folders(report))
         news = unavailable - self._told_unavailable
         self._told_unavailable = unavailable  # said again if it comes back and goes again
-        return bool(news) or any(
+        caught_up = report.caught_up is not None and report.caught_up.queued > 0
+        return bool(news) or caught_up or any(
             o.outcome in CHANGES or (o.outcome is Outcome.FAILED and o.path not in self.failures)
             for o in report.outcomes
         )

@@ -168,6 +168,7 @@ def _segments(doc: Any, loaded: LoadedDocument, reader: PageReader) -> Iterator[
     finally:
         doc.close()
     loaded.table_pages = tuple(reader.table_pages)
+    loaded.reader_mark = reader.mark if loaded.kind is DocKind.PDF else None
     if reader.ocr is not None:  # shown only if no text came out
         loaded.set_empty(Reason.NO_TEXT, SCANNED_OCR if reader.ocr_tried else NO_TEXT)
     if reader.ocr_error:

@@ -24,9 +24,8 @@ from desktop_rag.ingest.ocr import OcrConfig
 from desktop_rag.ingest.page_text import has_text
 from desktop_rag.ingest.page_workers import PageWorkers
 from desktop_rag.ingest.pdf_pages import PageText, ocr_dict, ocr_page, page_text
-from desktop_rag.ingest.picture_text import has_pictures
+from desktop_rag.ingest.reader_marks import for_table_pass, reader_mark
 from desktop_rag.ingest.segments import LoadError
-from desktop_rag.ingest.table_detect import looks_tabular
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +78,12 @@ class PageReader:
 
     def _for_table_pass(self, page: Any, found: PageText) -> bool:
         """Whether the page waits for the table pass: tables to read, or a picture's words."""
-        if self.tables and looks_tabular(found):
-            return True
-        return self.pictures and has_text(found) and has_pictures(page, found)
+        return for_table_pass(page, found, self.tables, self.pictures)
+
+    @property
+    def mark(self) -> str:
+        """What this reader queues pages for (ingest/catch_up.py)."""
+        return reader_mark(self.tables, self.pictures)
 
     def _ocr(self, page: Any, index: int, config: OcrConfig) -> PageText | Future[PageText]:
         self.ocr_tried += 1

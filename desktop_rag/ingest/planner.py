@@ -62,6 +62,18 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def same_file(doc: Document) -> bool:
+    """Whether the file at the document's path is still the one indexed (as the planner
+    decides: same size and mtime, else same content)."""
+    try:
+        st = os.stat(doc.path)
+        if (st.st_size, st.st_mtime) == (doc.size, doc.mtime):
+            return True
+        return st.st_size == doc.size and file_sha256(Path(doc.path)) == doc.sha256
+    except OSError:
+        return False
+
+
 class Planner:
     def __init__(self, catalog: Catalog, ocr_on: bool = False, settle_s: float = 0.0) -> None:
         self.catalog = catalog

@@ -69,6 +69,7 @@ class LoadedDocument:
     extra: dict[str, str] = field(default_factory=dict)
     stated_title: str | None = None  # the file's own (metadata) title, shown or not
     table_pages: tuple[int, ...] = ()  # pages that look tabular, for the table pass (once read)
+    reader_mark: str | None = None  # a PDF's: what table_pages were found for (ingest/catch_up)
 
     def set_empty(self, code: Reason, reason: str) -> None:
         """What to report when no text comes out (known better as more pages are read)."""

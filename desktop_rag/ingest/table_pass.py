@@ -16,14 +16,12 @@ fails, with its file named in the log.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import BrokenExecutor, Future
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from desktop_rag.domain import Document
@@ -37,7 +35,7 @@ from desktop_rag.ingest.page_text import has_text, page_segments
 from desktop_rag.ingest.page_workers import PageWorkers
 from desktop_rag.ingest.pdf_pages import open_pdf, page_text
 from desktop_rag.ingest.picture_text import PictureText, with_pictures
-from desktop_rag.ingest.planner import file_sha256
+from desktop_rag.ingest.planner import same_file
 from desktop_rag.ingest.segments import Segment
 from desktop_rag.ingest.table_continuation import continued
 from desktop_rag.ingest.table_model import TableBlock
@@ -132,7 +130,7 @@ class TablePass:
         waiting: deque[_Queued] = deque()
         for doc, pages in queued:
             self.cancel.raise_if_cancelled()
-            if not _same_file(doc):
+            if not same_file(doc):
                 log.info("tables of %s left for later: the file is missing or changed", doc.path)
                 continue
             waiting.append(_Queued(doc, pages, self._submit(doc, pages)))
@@ -266,18 +264,6 @@ def _segments(pdf: Any, span: Span, found: Mapping[int, list[TableBlock]],
             raise ValueError(f"page {number} has no text layer (it was read by OCR)")
         text = with_pictures(text, pictures.get(number, []))
         yield from page_segments(text, number, found.get(number, ()))
-
-
-def _same_file(doc: Document) -> bool:
-    """Whether the file at the document's path is still the one indexed (as the planner
-    decides: same size and mtime, else same content)."""
-    try:
-        st = os.stat(doc.path)
-        if (st.st_size, st.st_mtime) == (doc.size, doc.mtime):
-            return True
-        return st.st_size == doc.size and file_sha256(Path(doc.path)) == doc.sha256
-    except OSError:
-        return False
 
 
 def _n(count: int, word: str) -> str:

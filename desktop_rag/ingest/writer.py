@@ -39,7 +39,8 @@ class Extracted:
         return sum(len(d.text) for d in self.drafts)
 
 
-Ready = tuple[Document, list[Chunk], tuple[int, ...]]  # a document, its chunks, its table pages
+# a document, its chunks, its pages for the table pass and what they were queued for
+Ready = tuple[Document, list[Chunk], tuple[int, ...], str | None]
 
 
 def doc_id_of(sha256: str) -> str:
@@ -100,7 +101,7 @@ class DocumentWriter:
             job.size, job.mtime, loaded.pages, len(item.drafts), DocStatus.PENDING,
             stated_title=loaded.stated_title,
         )
-        return doc, to_chunks(doc, item.drafts), loaded.table_pages
+        return doc, to_chunks(doc, item.drafts), loaded.table_pages, loaded.reader_mark
 
     @staticmethod
     def _indexed(doc: Document, item: Extracted) -> FileOutcome:
@@ -112,20 +113,21 @@ class DocumentWriter:
     def _index(self, ready: list[Ready]) -> None:
         """The consistency protocol for a group: all pending (each queued for the table pass
         when it has pages that look tabular), embed, upsert, finalize each."""
-        for doc, chunks, table_pages in ready:
-            self.catalog.add_pending(doc, chunks, table_pages)
-        every = [c for _, chunks, _ in ready for c in chunks]
+        for doc, chunks, table_pages, mark in ready:
+            self.catalog.add_pending(doc, chunks, table_pages, mark)
+        every = [c for _, chunks, _, _ in ready for c in chunks]
         try:
             embeddings = embed_chunks(
                 every, self.catalog, self.vectors, self.embedder, self.cancel, stats=self.stats
             )
             self.cancel.raise_if_cancelled()
         except CancelledError:
-            recovery.remove_documents(self.catalog, self.vectors, [d.doc_id for d, _, _ in ready])
+            added = [d.doc_id for d, _, _, _ in ready]
+            recovery.remove_documents(self.catalog, self.vectors, added)
             raise
         if every:
             self.vectors.upsert([c.chunk_id for c in every], embeddings, [c.doc_id for c in every])
-        for doc, _, _ in ready:
+        for doc, _, _, _ in ready:
             recovery.remove_documents(self.catalog, self.vectors, self.catalog.finalize(doc.doc_id))
 
     def _failed(self, job: Job, code: Reason, reason: str, skip: bool) -> FileOutcome:

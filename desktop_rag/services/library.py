@@ -67,15 +67,20 @@ class LibraryService:
     ) -> IngestReport:
         """Ingests files and folders. The folders are followed from then on (see `sync`), and
         files removed from the library earlier are taken back when these paths hold them.
+        Their PDFs read before the current table and picture readers are queued for them.
         The text is committed first; with `tables_now` the table pass follows before this
         returns, else the caller runs it (`enrich_tables`: the GUI, in the background)."""
         from desktop_rag.ingest.scan import absolute
 
         with self.writer_lock:
-            self.ctx.catalog.followed().take_back([str(absolute(p)) for p in paths])
+            given = [str(absolute(p)) for p in paths]
+            self.ctx.catalog.followed().take_back(given)
             report = self._ingest(paths, progress, cancel, frozenset(), 0.0)
+            docs = [d for d in self.ctx.catalog.documents()
+                    if any(is_within(d.path, p) for p in given)]
+            caught_up = self.tables.catch_up(docs, progress, cancel)
             self.tables.after_text(tables_now, progress, cancel)
-            return report
+            return replace(report, caught_up=caught_up)
 
     def _ingest(
         self, paths: Sequence[str | Path], progress: ProgressCallback,
@@ -112,7 +117,8 @@ class LibraryService:
         """Walks the followed folders again and re-checks every other document's file: new and
         changed files are indexed, documents whose file left a followed folder are removed. A
         folder or file missing altogether (moved, or on a drive not mounted) is reported and
-        its documents are kept. Then the table pass, as in `ingest`."""
+        its documents are kept. The library's PDFs read before the current table and picture
+        readers are queued for them (ingest/catch_up.py). Then the table pass, as in `ingest`."""
         folders = self.ctx.catalog.followed().folders()
         lone = sorted({
             d.path for d in self.ctx.catalog.documents()
@@ -130,9 +136,10 @@ class LibraryService:
             removed = self.ctx.catalog.followed().removed_files()
             report = (self._ingest(present, progress, cancel, removed, SYNC_SETTLE_S)
                       if present else IngestReport(()))
+            caught_up = self.tables.catch_up(None, progress, cancel)
             self.tables.after_text(tables_now, progress, cancel)
         outcomes = sorted([*report.outcomes, *missing], key=lambda o: o.path)
-        return IngestReport(tuple(outcomes), report.seconds, report.embedded_chunks)
+        return IngestReport(tuple(outcomes), report.seconds, report.embedded_chunks, caught_up)
 
     def _folder_unavailable(self, folder: str) -> tuple[Reason, str] | None:
         """Why a sync must leave `folder`'s documents alone: it is gone, or it is empty while

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.outcomes import TablesReport
+from desktop_rag.domain import Document
+from desktop_rag.outcomes import CatchUpReport, TablesReport
 from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
 from desktop_rag.services.ports import Refreshable
 
@@ -41,6 +44,23 @@ class TablesService:
                 return table_pass.run()
             finally:
                 self._refresh_sparse()
+
+    def catch_up(
+        self, docs: Sequence[Document] | None = None, progress: ProgressCallback = no_progress,
+        cancel: CancelToken | None = None,
+    ) -> CatchUpReport:
+        """Queues for the table pass the candidate pages of the PDFs among `docs` (None: the
+        whole library) read before the current table and picture readers: a library from an
+        older version gets its tables and pictures' words (ingest/catch_up.py)."""
+        from desktop_rag.ingest.catch_up import CatchUp
+        from desktop_rag.ingest.ocr import ocr_config
+
+        ctx = self.ctx
+        tables, ocr = ctx.settings.ingest.tables == "auto", ocr_config(ctx.settings.ingest)
+        with self.writer_lock:
+            found = ctx.catalog.documents() if docs is None else docs
+            steps = ctx.catalog.tables()
+            return CatchUp(steps, tables, bool(ocr and ocr.pictures), progress, cancel).run(found)
 
     def after_text(
         self, now: bool, progress: ProgressCallback, cancel: CancelToken | None

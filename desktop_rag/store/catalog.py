@@ -34,7 +34,7 @@ from desktop_rag.store.catalog_steps import (
 from desktop_rag.store.followed import FollowedFolders
 from desktop_rag.store.sparse import FtsSparseIndex, index_chunks
 from desktop_rag.store.switch_state import SwitchStore
-from desktop_rag.store.table_steps import TableSteps, queue_tables
+from desktop_rag.store.table_steps import TableSteps, mark_read, queue_tables
 
 _SELECT_DOCS = f"SELECT {schema.DOC_COLUMNS} FROM documents"
 _SELECT_CHUNKS = (
@@ -214,10 +214,12 @@ class Catalog:
 
     # ---- writes ----------------------------------------------------------------------------
     def add_pending(
-        self, doc: Document, chunks: Sequence[Chunk], table_pages: Sequence[int] = ()
+        self, doc: Document, chunks: Sequence[Chunk], table_pages: Sequence[int] = (),
+        mark: str | None = None,
     ) -> None:
         """Step 1: the document row (pending) and its chunks, without FTS rows; `table_pages`
-        (pages that look tabular) queue it for the table pass in the same transaction."""
+        (pages that look tabular) queue it for the table pass in the same transaction, and
+        `mark` says what they were queued for (ingest/catch_up.py)."""
         pending = with_status(doc, status=DocStatus.PENDING, chunks=len(chunks))
         with self._tx() as conn:
             drop_unindexed(conn, doc.doc_id)
@@ -229,6 +231,7 @@ class Catalog:
                 schema.INSERT_CHUNK, [schema.chunk_params(c, text_sha(c.text)) for c in chunks]
             )
             queue_tables(conn, doc.doc_id, table_pages)
+            mark_read(conn, doc.doc_id, mark)
 
     def finalize(self, doc_id: str) -> list[str]:
         """Step 3: FTS rows in, status indexed; returns other documents at the same path, which

@@ -43,6 +43,15 @@ def queue_tables(conn: sqlite3.Connection, doc_id: str, pages: Sequence[int]) ->
         )
 
 
+def mark_read(conn: sqlite3.Connection, doc_id: str, mark: str | None) -> None:
+    """Notes what the document's pages were queued for (inside the caller's transaction;
+    None: not a PDF, nothing to note)."""
+    if mark is not None:
+        conn.execute(
+            "INSERT OR REPLACE INTO reader_marks(doc_id, mark) VALUES (?, ?)", (doc_id, mark)
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkSwap:
     """A document's chunks after the table pass: every chunk id in the new order, the rows to
@@ -83,6 +92,17 @@ class TableSteps:
             (),
         )
         return {str(doc_id): tuple(json.loads(str(pages))) for doc_id, pages in rows}
+
+    def marks(self) -> dict[str, str]:
+        """Document -> what its pages were queued for (documents read before marks: none)."""
+        return {str(d): str(m) for d, m in self._rows("SELECT doc_id, mark FROM reader_marks", ())}
+
+    def requeue(self, doc_id: str, pages: Sequence[int], mark: str) -> None:
+        """A document read before the current readers: its candidate pages queued (if any) and
+        its mark set, one transaction (ingest/catch_up.py)."""
+        with self._tx() as conn:
+            queue_tables(conn, doc_id, pages)
+            mark_read(conn, doc_id, mark)
 
     def dequeue(self, doc_id: str) -> None:
         """The document needs no table pass any more (none found, or it failed: text stays)."""
