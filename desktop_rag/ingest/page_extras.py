@@ -13,9 +13,9 @@ from typing import NamedTuple
 from desktop_rag.ingest.ocr import OcrConfig
 from desktop_rag.ingest.pdf_pages import open_pdf, page_text
 from desktop_rag.ingest.picture_text import PictureText, read_pictures
-from desktop_rag.ingest.table_detect import looks_tabular
 from desktop_rag.ingest.table_extract import page_tables
 from desktop_rag.ingest.table_model import TableBlock
+from desktop_rag.ingest.table_rules import may_hold_table
 
 
 class PageExtras(NamedTuple):
@@ -31,7 +31,7 @@ def read_page_extras(path: str, index: int, tables: bool, ocr: OcrConfig | None)
             page = doc.load_page(index)
             text = page_text(page)
             found = page_tables(page, index + 1, strict=True) if (
-                tables and looks_tabular(text)) else []  # fmt: skip
+                tables and may_hold_table(page, text)) else []  # fmt: skip
             pictures = read_pictures(page, text, ocr) if ocr and ocr.pictures else []
             return PageExtras(found, pictures)
     except Exception as exc:

@@ -7,11 +7,11 @@ from typing import Any
 
 from desktop_rag.ingest.page_text import has_text
 from desktop_rag.ingest.picture_text import has_pictures
-from desktop_rag.ingest.table_detect import looks_tabular
+from desktop_rag.ingest.table_rules import may_hold_table
 
 # What the table pass reads, with the version of its reader: raise a version when that reader
 # changes what it finds, and every library catches up at its next sync.
-TABLES_READER = "tables-1"
+TABLES_READER = "tables-2"  # 2: ruled grids of words too (ingest/table_rules.py)
 PICTURES_READER = "pictures-1"
 
 
@@ -28,6 +28,6 @@ def behind(mark: str | None, current: str) -> bool:
 
 def for_table_pass(page: Any, found: Any, tables: bool, pictures: bool) -> bool:
     """Whether a page waits for the table pass: tables to read, or a large picture's words."""
-    if tables and looks_tabular(found):
+    if tables and may_hold_table(page, found):
         return True
     return pictures and has_text(found) and has_pictures(page, found)
