@@ -66,22 +66,26 @@ def plan_swap(doc: Document, old: Sequence[Chunk], spans: Sequence[Span], redo: 
     items: list[_Kept] = []
     replaced: list[str] = []
     waiting = sorted(spans)
+    taken = {c.chunk_id for c in old}  # a new chunk never takes an id in use or just replaced
     for chunk in old:
         first = min(chunk.pages) if chunk.pages else None
         while waiting and first is not None and first > waiting[0][1]:
-            items += _redone(doc, waiting.pop(0), old, redo, len(items))
+            items += _redone(doc, waiting.pop(0), old, redo, len(items), taken)
         if waiting and first is not None and waiting[0][0] <= first:
             replaced.append(chunk.chunk_id)  # within the span (by construction, all of it)
             continue
         items.append(_Kept(chunk))
     for span in waiting:
-        items += _redone(doc, span, old, redo, len(items))
+        items += _redone(doc, span, old, redo, len(items), taken)
     return _swap(doc, items, replaced)
 
 
-def _redone(doc: Document, span: Span, old: Sequence[Chunk], redo: Redo, at: int) -> list[_Kept]:
+def _redone(
+    doc: Document, span: Span, old: Sequence[Chunk], redo: Redo, at: int, taken: set[str]
+) -> list[_Kept]:
     """The drafts of one span, each under the id of an old chunk of the span with the same
-    text, or a new id ("<doc>:t<ordinal>", never one of the text pass's "<doc>:<ordinal>")."""
+    text, or a new id ("<doc>:t<ordinal>", never one of the text pass's "<doc>:<ordinal>",
+    nor one in `taken`: a second pass over a document finds the first one's ids there)."""
     same_text: dict[str, list[str]] = {}
     for chunk in old:
         if chunk.pages and span[0] <= min(chunk.pages) <= span[1]:
@@ -89,8 +93,20 @@ def _redone(doc: Document, span: Span, old: Sequence[Chunk], redo: Redo, at: int
     out: list[_Kept] = []
     for n, draft in enumerate(redo(span), start=at):
         ids = same_text.get(draft.text)
-        out.append(_Kept(None, draft, ids.pop(0) if ids else f"{doc.doc_id}:t{n:05d}"))
+        out.append(_Kept(None, draft, ids.pop(0) if ids else _new_id(doc, n, taken)))
     return out
+
+
+def _new_id(doc: Document, ordinal: int, taken: set[str]) -> str:
+    """"<doc>:t<ordinal>", or with a "-<k>" after it when that id is taken."""
+    base = f"{doc.doc_id}:t{ordinal:05d}"
+    found = base
+    k = 0
+    while found in taken:
+        k += 1
+        found = f"{base}-{k}"
+    taken.add(found)
+    return found
 
 
 def _swap(doc: Document, items: Sequence[_Kept], replaced: Sequence[str]) -> ChunkSwap:
