@@ -8,6 +8,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from table_pdfs import prose_pdf, table_pdf
@@ -205,3 +206,39 @@ def test_a_library_read_before_picture_text_gets_the_words_of_its_pictures(
     assert caught_up is not None and (caught_up.checked, caught_up.queued) == (1, 1)
     joined = "\n".join(texts(library, "report.pdf"))
     assert "Picture text:" in joined and consistent(library)
+
+
+@pytest.mark.gui
+def test_the_app_catches_up_in_the_background_after_its_sync_at_start(
+    qtbot: Any, tmp_path: Path, docs: Path, embedder: Embedder, opened: list[Services]
+) -> None:
+    from test_gui_window import shoot
+
+    from desktop_rag.gui.main_window import MainWindow
+    from desktop_rag.testing import FakeChatEngine
+
+    data = tmp_path / "lib"
+    reopen(opened, data, embedder, NEITHER).ingest([docs])
+    for s in opened:
+        s.close()
+    opened.clear()
+    parts = {"embedder": embedder, "engine": FakeChatEngine("Unused.")}
+    services = Services(build_context(str(data), settings=TABLES_ONLY, overrides=parts))
+    opened.append(services)
+    window = MainWindow(services, interactive=False)
+    qtbot.addWidget(window)
+    said: list[str] = []
+    window.library.message.connect(said.append)
+    window.resize(1200, 700)
+    window.show()
+    window.start()
+    qtbot.waitUntil(lambda: any("read by an earlier version" in m for m in said), timeout=20_000)
+    assert ("1 document read by an earlier version: reading its tables and pictures again"
+            in said[0])
+    qtbot.waitUntil(lambda: any(m.startswith("Tables read: 1 in 1 document") for m in said),
+                    timeout=60_000)
+    qtbot.waitUntil(lambda: not any(r.tables_pending for r in window.library_panel.model.rows()))
+    assert any(REVENUES in t for t in texts(services, "table.pdf"))
+    window.statusBar().showMessage(said[0])
+    shoot(window, "24-library-catches-up")
+    assert window.shutdown()

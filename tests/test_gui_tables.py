@@ -110,7 +110,7 @@ def test_a_library_read_by_an_earlier_version_gets_its_tables_after_the_sync_at_
         qtbot.waitUntil(lambda: older.syncs == 1 and not older.tables_queue, timeout=10_000)
         qtbot.waitUntil(lambda: any(m.startswith("Tables read: 1 in 1 document") for m in said))
         assert ("Library: 1 unchanged \u2014 1 document read by an earlier version: reading "
-                "their tables and pictures' words") in said
+                "its tables and pictures again") in said
         assert older.table_passes == [("index-writer", False)]
     finally:
         assert win.shutdown()

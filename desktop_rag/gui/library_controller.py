@@ -47,7 +47,7 @@ def summarize(report: IngestReport) -> str:
     if report.caught_up is not None and report.caught_up.queued:
         n = report.caught_up.queued
         text += (f" \u2014 {n} document{'s' if n > 1 else ''} read by an earlier version: "
-                 "reading their tables and pictures' words")
+                 f"reading {'their' if n > 1 else 'its'} tables and pictures again")
     return text
 
 

@@ -4,7 +4,7 @@ The table pass only ever reads the pages the text pass queued (ingest/table_pass
 indexed by a version without table reading, or without the words of pictures, or with an older
 table reader, kept what it had until its file changed: a user who updated the app saw its
 tables and pictures only in documents added since. Each PDF is therefore marked, in the
-transaction that adds it, with what its pages were queued for ("tables-1,pictures-1"); a sync
+transaction that adds it, with what its pages were queued for ("tables-2,pictures-1"); a sync
 (the app does one at start) finds the indexed PDFs whose mark lacks something the current
 reader reads, finds their candidate pages the way the text pass does (about a millisecond a
 page: the text layer and the image list, no OCR and no table reading), and queues them. The

@@ -43,7 +43,7 @@ CREATE TABLE IF NOT EXISTS table_queue (
     doc_id TEXT PRIMARY KEY REFERENCES documents(doc_id) ON DELETE CASCADE, pages TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS vector_outbox (chunk_id TEXT PRIMARY KEY);
--- what each PDF's pages were queued for ("tables-1,pictures-1"): a sync queues the pages of
+-- what each PDF's pages were queued for ("tables-2,pictures-1"): a sync queues the pages of
 -- those read before a reader existed or changed (ingest/catch_up.py)
 CREATE TABLE IF NOT EXISTS reader_marks (
     doc_id TEXT PRIMARY KEY REFERENCES documents(doc_id) ON DELETE CASCADE, mark TEXT NOT NULL
