@@ -242,3 +242,17 @@ def test_the_app_catches_up_in_the_background_after_its_sync_at_start(
     window.statusBar().showMessage(said[0])
     shoot(window, "24-library-catches-up")
     assert window.shutdown()
+
+
+def test_a_terminal_sees_which_document_the_catch_up_is_at(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from desktop_rag.cli.commands_library import _Progress
+    from desktop_rag.progress import ProgressEvent
+
+    progress = _Progress()
+    progress.live = True
+    progress(ProgressEvent("scan", message="looking for files"))  # the planner's: not shown
+    progress(ProgressEvent("scan", 2, 9, "finding the tables and pictures of /d/a.pdf", 2, 9))
+    assert capsys.readouterr().err == (
+        "\r\x1b[K[2/9 documents] finding the tables and pictures of /d/a.pdf")

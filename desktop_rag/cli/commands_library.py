@@ -88,11 +88,16 @@ class _Progress:
         self.live = sys.stderr.isatty()
 
     def __call__(self, event: ProgressEvent) -> None:
-        if not self.live or event.stage not in ("embed", "file-done"):
+        if not self.live:
             return
-        eta = f", about {event.eta_s:.0f} s left" if event.eta_s is not None else ""
-        line = (f"[{event.files_done}/{event.files_total} files, {event.pages_done} pages, "
-                f"{event.chunks_done} chunks{eta}] {event.message}")
+        if event.stage == "scan" and event.files_total:  # the catch-up (ingest/catch_up.py)
+            line = f"[{event.files_done}/{event.files_total} documents] {event.message}"
+        elif event.stage in ("embed", "file-done"):
+            eta = f", about {event.eta_s:.0f} s left" if event.eta_s is not None else ""
+            line = (f"[{event.files_done}/{event.files_total} files, {event.pages_done} pages, "
+                    f"{event.chunks_done} chunks{eta}] {event.message}")
+        else:
+            return
         sys.stderr.write("\r\033[K" + line[:150])
         sys.stderr.flush()
 
