@@ -6,7 +6,8 @@ A PDF page whose text looks tabular is only noted when tables are on (`table_pag
 is indexed as plain lines now, and the table pass reads its tables after the document is
 searchable (ingest/table_pass.py), since a table pass costs about 0.3 s a page. So is a page
 with text and a large picture when OCR reads pictures (ingest/picture_text.py): the same pass
-reads the picture's words, at about a second a page.
+reads the picture's words, at about a second a page; and a scanned page whose OCR'd text looks
+tabular: the pass OCRs it again into a page PyMuPDF's table reader can read.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from desktop_rag.ingest.page_workers import PageWorkers
 from desktop_rag.ingest.pdf_pages import PageText, ocr_dict, ocr_page, page_text
 from desktop_rag.ingest.reader_marks import for_table_pass, reader_mark
 from desktop_rag.ingest.segments import LoadError
+from desktop_rag.ingest.table_detect import looks_tabular
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +76,7 @@ class PageReader:
             if self._for_table_pass(page, found):
                 self.table_pages.append(index + 1)
             return _Ahead(index + 1, found)
-        return _Ahead(index + 1, self._ocr(page, index, self.ocr))
+        return _Ahead(index + 1, self._ocr(page, index, self.ocr), scanned=True)
 
     def _for_table_pass(self, page: Any, found: PageText) -> bool:
         """Whether the page waits for the table pass: tables to read, or a picture's words."""
@@ -107,6 +109,8 @@ class PageReader:
         if isinstance(text, Future):
             future = text
             text = self._counted(item.number, lambda: self._wait(future))
+        if item.scanned and self.tables and looks_tabular(text):  # a scanned table
+            self.table_pages.append(item.number)
         return item.number, text
 
     def _wait(self, future: Future[Any]) -> Any:
@@ -131,8 +135,10 @@ class PageReader:
 class _Ahead:
     """A page being read: its text, or the OCR of it to come."""
 
-    def __init__(self, number: int, text: PageText | Future[PageText]) -> None:
-        self.number, self.text = number, text
+    def __init__(
+        self, number: int, text: PageText | Future[PageText], scanned: bool = False
+    ) -> None:
+        self.number, self.text, self.scanned = number, text, scanned  # scanned: read by OCR
 
     def ready(self) -> bool:
         return not isinstance(self.text, Future) or self.text.done()

@@ -4,6 +4,8 @@ the picture text go through it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +82,17 @@ def ocr_clip(page: Any, box: tuple[float, float, float, float], dpi: int,
         ocr_page = read.load_page(0)
         found: PageText = ocr_page.get_text("dict", sort=True)
         return found, (box[2] - box[0]) / ocr_page.rect.width
+
+
+@contextmanager
+def ocr_as_pdf(page: Any, ocr: OcrConfig) -> Iterator[Any]:
+    """A scanned page OCR'd into a one-page PDF with the words as its text layer, at the
+    resolution the text pass reads scans with: the same size as `page`, so its words, and the
+    tables PyMuPDF finds among them, are in `page`'s coordinates. (The text pass's OCR gives
+    text only; PyMuPDF's table reader needs a page that has the words in it.)"""
+    import pymupdf
+
+    pix = page.get_pixmap(dpi=ocr_dpi(page.rect.width, page.rect.height, ocr.dpi))
+    stream = pix.pdfocr_tobytes(language=ocr.language, tessdata=str(ocr.tessdata))
+    with pymupdf.open(stream=stream) as read:  # type: ignore[no-untyped-call]
+        yield read.load_page(0)

@@ -33,7 +33,7 @@ from desktop_rag.ingest.ocr import OcrConfig
 from desktop_rag.ingest.page_extras import PageExtras, read_page_extras
 from desktop_rag.ingest.page_text import has_text, page_segments
 from desktop_rag.ingest.page_workers import PageWorkers
-from desktop_rag.ingest.pdf_pages import open_pdf, page_text
+from desktop_rag.ingest.pdf_pages import PageText, open_pdf, page_text
 from desktop_rag.ingest.picture_text import PictureText, with_pictures
 from desktop_rag.ingest.planner import same_file
 from desktop_rag.ingest.segments import Segment
@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 AHEAD = 1  # documents whose pages go to the workers while the one before is swapped
 Found = dict[int, list[TableBlock]]  # page -> its tables (pages with none left out)
 Pictures = dict[int, list[PictureText]]  # page -> its pictures' words (pages with none left out)
+Scans = dict[int, PageText]  # a scanned page with tables -> its OCR'd text (in the page's space)
 
 
 @dataclass(slots=True)
@@ -155,13 +156,13 @@ class TablePass:
         Returns how many tables it put in."""
         doc = item.doc
         try:
-            found, pictures = self._found(item)
+            found, pictures, scans = self._found(item)
             found = continued(found)  # a table over a page break is one table
             tally.documents, tally.pages = tally.documents + 1, tally.pages + len(item.pages)
             if not found and not pictures:
                 self.steps.dequeue(doc.doc_id)
                 return 0
-            swap = self._plan(doc, found, pictures)
+            swap = self._plan(doc, found, pictures, scans)
             self._write(swap)
         except (CancelledError, StoreError):
             raise  # the document stays queued: cancelled, or the library cannot be written
@@ -176,7 +177,7 @@ class TablePass:
         tally.pictures += sum(len(p) for p in pictures.values())
         return count
 
-    def _found(self, item: _Queued) -> tuple[Found, Pictures]:
+    def _found(self, item: _Queued) -> tuple[Found, Pictures, Scans]:
         """The document's pages with tables, and with pictures' words. A page that cannot be
         read keeps its text; when a worker dies (killed, out of memory), the pages are read
         once more by new workers."""
@@ -188,9 +189,10 @@ class TablePass:
             item.futures = self._submit(item.doc, item.pages)
             return self._results(item)
 
-    def _results(self, item: _Queued) -> tuple[Found, Pictures]:
+    def _results(self, item: _Queued) -> tuple[Found, Pictures, Scans]:
         found: Found = {}
         pictures: Pictures = {}
+        scans: Scans = {}
         for page, future in item.futures.items():
             try:
                 extras: PageExtras = self.workers.result(future)
@@ -204,20 +206,23 @@ class TablePass:
                 found[page] = extras.tables
             if extras.pictures:
                 pictures[page] = extras.pictures
-        return found, pictures
+            if extras.scan_text is not None:
+                scans[page] = extras.scan_text
+        return found, pictures, scans
 
-    def _plan(self, doc: Document, found: Found, pictures: Pictures) -> ChunkSwap:
+    def _plan(self, doc: Document, found: Found, pictures: Pictures, scans: Scans) -> ChunkSwap:
         """The swap: the chunks of the pages with tables or pictures' words (and of the pages
-        their chunks run onto) made again from those pages' text with the tables' rows and the
-        pictures' words."""
+        their chunks run onto) made again from those pages' text (a scan's: its OCR'd text)
+        with the tables' rows and the pictures' words."""
         old = self.catalog.chunks_of(doc.doc_id)
         covered = pages_with_chunks(old)
         with open_pdf(doc.path) as pdf:
             def redo(span: Span) -> list[ChunkDraft]:
-                return list(self.chunker.chunk(_segments(pdf, span, found, pictures, covered)))
+                segments = _segments(pdf, span, found, pictures, covered, scans)
+                return list(self.chunker.chunk(segments))
 
             spans = spans_to_redo(old, set(found) | set(pictures))
-            return plan_swap(doc, old, _with_text(pdf, spans, covered, doc.path), redo)
+            return plan_swap(doc, old, _with_text(pdf, spans, covered, doc.path, scans), redo)
 
     def _write(self, swap: ChunkSwap) -> None:
         """Steps 1-4 of the swap protocol (store/table_steps.py)."""
@@ -240,14 +245,17 @@ class TablePass:
         ))
 
 
-def _with_text(pdf: Any, spans: Sequence[Span], covered: set[int], path: str) -> list[Span]:
-    """The spans whose pages all have a text layer. A chunk that runs onto a page read by OCR
-    (a scan among the pages) cannot be made again without OCR'ing that page again: such a span
-    keeps its chunks, the document's other spans still get their tables and pictures."""
+def _with_text(
+    pdf: Any, spans: Sequence[Span], covered: set[int], path: str, scans: Scans
+) -> list[Span]:
+    """The spans whose pages all have a text layer, or were OCR'd again by this pass (`scans`).
+    A chunk that runs onto another page read by OCR cannot be made again without OCR'ing that
+    page again: such a span keeps its chunks, the document's other spans still get their
+    tables and pictures."""
     kept = []
     for span in spans:
-        pages = range(span[0], span[1] + 1)
-        if all(has_text(page_text(pdf.load_page(n - 1))) for n in pages if n in covered):
+        pages = [n for n in range(span[0], span[1] + 1) if n in covered and n not in scans]
+        if all(has_text(page_text(pdf.load_page(n - 1))) for n in pages):
             kept.append(span)
         else:
             log.info("%s: pages %d-%d keep their text: one was read by OCR", path, *span)
@@ -255,11 +263,11 @@ def _with_text(pdf: Any, spans: Sequence[Span], covered: set[int], path: str) ->
 
 
 def _segments(pdf: Any, span: Span, found: Mapping[int, list[TableBlock]],
-              pictures: Pictures, covered: set[int]) -> Iterator[Segment]:
+              pictures: Pictures, covered: set[int], scans: Scans) -> Iterator[Segment]:
     """The segments of the pages of `span`, each table's rows in place of its lines, each
     picture's words where it is."""
     for number in range(span[0], span[1] + 1):
-        text = page_text(pdf.load_page(number - 1))
+        text = scans.get(number) or page_text(pdf.load_page(number - 1))
         if number in covered and not has_text(text):
             raise ValueError(f"page {number} has no text layer (it was read by OCR)")
         text = with_pictures(text, pictures.get(number, []))
