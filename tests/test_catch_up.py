@@ -62,9 +62,9 @@ def opened(tmp_path: Path, embedder: Embedder) -> Iterator[list[Services]]:
         s.close()
 
 
-def reopen(opened: list[Services], data_dir: Path, embedder: Embedder, settings: Settings) -> (
-    Services
-):
+def reopen(
+    opened: list[Services], data_dir: Path, embedder: Embedder, settings: Settings
+) -> Services:
     for s in opened:
         s.close()
     opened.clear()

@@ -32,6 +32,7 @@ from desktop_rag.store.table_steps import TableSteps
 
 log = logging.getLogger(__name__)
 
+
 def candidate_pages(path: str, tables: bool, pictures: bool, cancel: CancelToken) -> list[int]:
     """The 1-based pages of the PDF at `path` the table pass would read; an unreadable page is
     left out (it is no candidate at its first reading either)."""

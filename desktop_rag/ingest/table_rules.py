@@ -3,7 +3,7 @@ text cues of table_detect.
 
 The text cues look for numbers stacked in columns or lines cut into short cells by wide gaps.
 Measured on the pages MMLongBench's table questions cite as their evidence, they flag 98 of 154
-(0.64). Of the 56 missed, 11 have no text layer (pictures of tables); most of the rest are tables
+(0.64). Of the 56 missed, 10 have no text layer (pictures of tables); most of the rest are tables
 of words drawn in a ruled grid, whose cells are set close together: a government form, a
 handbook's table of requirements, a watch manual's table of button functions, a paper's results
 table with vertical rules. Their rules are in the page's drawings: horizontal and vertical lines
