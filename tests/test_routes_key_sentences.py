@@ -88,19 +88,24 @@ def test_stated_contributions_and_findings_weigh_more_than_others_work() -> None
     assert place(0, 100) > place(50, 100) and place(99, 100) > place(50, 100)
 
 
-def test_the_picks_are_diverse_and_come_back_in_reading_order() -> None:
+def test_the_picks_are_diverse_and_come_back_best_first() -> None:
     found = [Candidate(1, 0, "a"), Candidate(1, 1, "a again"), Candidate(2, 2, "b")]
     vectors = np.array([[1.0, 0.0], [0.995, 0.0998], [0.6, 0.8]], dtype=np.float32)
     picked = pick(found, vectors, 2)
     assert [c.text for c in picked] == ["a", "b"]  # not the near-copy of the first pick
-    assert pick(found, vectors, 5) == found  # all of them, in reading order
+    assert [c.text for c in pick(found, vectors, 5)] == ["a", "b", "a again"]  # choosing order
     assert pick([], vectors[:0], 3) == []
 
 
-def test_key_sentences_are_grouped_by_their_section() -> None:
+def test_key_sentences_are_grouped_by_their_section_the_best_section_first() -> None:
     parts = [section(1, CONTRIBUTION), section(2, "Nothing here."), section(3, FINDING)]
     picked = key_sentences(parts, HashEmbedder(), 4)
     assert picked == {1: [CONTRIBUTION], 3: [FINDING]}
+    closing = [section(1, f"{made_up(1, 12)}."), section(2, f"{made_up(2, 12)}. {FINDING}"),
+               section(3, CONTRIBUTION)]  # fmt: skip
+    ranked = key_sentences(closing, HashEmbedder(), 4)
+    assert list(ranked)[0] == 3  # a stated contribution outweighs everything else
+    assert ranked[2] == [f"{made_up(2, 12)}.", FINDING]  # within a section: reading order
     assert key_sentences([section(1, "Short.")], HashEmbedder(), 4) == {}
     assert sentence_count(5) == 12 and sentence_count(8) == 16 and sentence_count(30) == 20
 
@@ -141,7 +146,9 @@ def test_a_long_paper_is_summarised_from_its_key_sentences_in_one_pass(tmp_path:
     texts = "\n".join(t for _, t in sources)
     assert CONTRIBUTION in texts and FINDING in texts
     numbers = [int(n) for n, _ in sources]
-    assert numbers == sorted(numbers) and len(numbers) <= 12  # sections holding a key sentence
+    assert len(set(numbers)) == len(numbers) <= 12  # the sections holding a key sentence
+    assert CONTRIBUTION in sources[0][1]  # best first: the stated contribution
+    assert "the most important first" in engine.prompts[0][0].content
     details = answer.route.details
     assert details["passes"] == 1 and details["whole"] == 0 and details["model_calls"] == 1
     assert "1 pass over its 12 key sentences." in answer.answer
@@ -177,3 +184,29 @@ def test_a_kept_summary_is_not_reused_once_the_picking_changed(
     monkeypatch.setattr(summary_module, "PICKER_VERSION", "key-sentences-test")
     again = route(tmp_path, lib, engine).answer(request("Summarize the long paper in 5 bullets."))
     assert again.route.details["final_reused"] == 0 and engine.kinds == ["reduce", "reduce"]
+
+
+def test_without_a_gpu_a_text_that_fits_but_is_slow_to_read_starts_from_key_sentences(
+    tmp_path: Path,
+) -> None:
+    """The whole text fits the context, but on a CPU reading it would take minutes: above the
+    quick limit the key sentences stand in; with no limit (a GPU) it is read whole."""
+    lib = Library()
+    lib.add("Long paper", long_paper(4))
+    quick = SummaryEngine(bullets=5)
+    answer = route(tmp_path, lib, quick, quick_whole_tokens=20).answer(
+        request("Summarize the long paper in 5 bullets."))  # fmt: skip
+    assert answer.route.details["whole"] == 0 and "key sentences" in answer.answer
+    on_gpu = SummaryEngine(bullets=5)
+    whole = route(tmp_path / "g", lib, on_gpu).answer(
+        request("Summarize the long paper in 5 bullets."))  # fmt: skip
+    assert whole.route.details["whole"] == 1 and "map" not in on_gpu.kinds
+
+
+def test_the_quick_limit_only_applies_where_key_sentences_can_stand_in() -> None:
+    config = SummarySettings(context_tokens=1000, answer_tokens=100, overhead_tokens=100,
+                             fill=1.0, quick_whole_tokens=300)  # fmt: skip
+    assert config.reads_whole(300, picks=True) and not config.reads_whole(301, picks=True)
+    assert config.reads_whole(800, picks=False)  # the model map: reading whole is still faster
+    assert not config.reads_whole(801, picks=False)  # does not fit
+    assert SummarySettings(quick_whole_tokens=None).reads_whole(5000, picks=True)

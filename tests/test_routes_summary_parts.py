@@ -4,6 +4,7 @@ left out), the form a question asks for, the bullet gate, the store's keys."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from desktop_rag.domain import Chunk, DocKind
 from desktop_rag.progress import CancelToken
@@ -133,3 +134,25 @@ def test_kept_summaries_depend_on_the_model_and_the_prompt(tmp_path: Path) -> No
     assert store.section("sha", Identity("m1", "v2")) is None
     again = SummaryStore(tmp_path / "s.sqlite3")  # a new process: still kept
     assert again.section("sha", a) == "kept" and again.sections_kept(a) == 1
+
+
+def test_the_quick_whole_limit_applies_without_a_gpu_and_follows_the_setting(
+    fake_context: Any,
+) -> None:
+    """The chat model on a CPU: a text above `llm.summary_whole_cpu_tokens` starts from its key
+    sentences; the same model with GPU offload reads whatever fits."""
+    from desktop_rag.services.routing import summary_settings
+    from desktop_rag.testing import FakeChatEngine
+
+    class OnGpu(FakeChatEngine):
+        gpu_offload = True
+
+    fake_context.provide(engine=FakeChatEngine(context_size=8192))
+    assert summary_settings(fake_context).quick_whole_tokens == 2000
+    fake_context.release("engine")
+    fake_context.provide(engine=OnGpu(context_size=8192))
+    assert summary_settings(fake_context).quick_whole_tokens is None
+    fake_context.release("engine")
+    fake_context.update_settings({"llm.summary_whole_cpu_tokens": 0})
+    fake_context.provide(engine=FakeChatEngine(context_size=8192))
+    assert summary_settings(fake_context).quick_whole_tokens == 0

@@ -73,10 +73,19 @@ class SummarySettings:
     cite_tokens: int = 900
     fill: float = 0.85
     map: str = "sentences"  # a long text's map step: its key sentences, or "model" summaries
+    quick_whole_tokens: int | None = None  # see `reads_whole`; None: whatever fits (a GPU)
 
     @property
     def whole_budget(self) -> int:
         return int((self.context_tokens - self.overhead_tokens - self.answer_tokens) * self.fill)
+
+    def reads_whole(self, tokens: int, picks: bool) -> bool:
+        """Whether a text of `tokens` is given to the model whole. It must fit; and where the
+        key sentences can stand in (`picks`), it must also be quick to read: on a CPU the
+        prompt's reading slows as the context fills, so a 10-page paper of 5,600 tokens took
+        204 s to its first word read whole, 20 s from its key sentences."""
+        quick = self.quick_whole_tokens
+        return tokens <= self.whole_budget and (not picks or quick is None or tokens <= quick)
 
     @property
     def section_budget(self) -> int:
@@ -166,7 +175,7 @@ class SummaryRoute:
                   for d in docs}  # fmt: skip
         every = [c for cs in chunks.values() for c in cs]
         cut = sections(every, settings.whole_budget * 4, count)  # every kept chunk, once
-        whole = sum(s.tokens for s in cut) <= settings.whole_budget
+        whole = settings.reads_whole(sum(s.tokens for s in cut), self._picks())
         picked = not whole and self._picks()
         budget = settings.cite_tokens if whole or picked else settings.section_budget
         out: list[Section] = []
@@ -203,7 +212,8 @@ class SummaryRoute:
             shas = {d.doc_id: d.sha256 for d in plan.docs}
             done = summarise_sections(passes, titles, shas, plan.sections, tally)
             parts = [(s, done[s.n]) for s in plan.sections]
-        messages = reduce_messages(request.question, [d.title for d in plan.docs], parts, form)
+        messages = reduce_messages(request.question, [d.title for d in plan.docs], parts, form,
+                                   ranked=tally.picked > 0)  # fmt: skip
         limit = self.parts.settings().answer_tokens
         text = write_final(passes, messages, form, limit, sink, tally).strip()
         text = self._counted(passes, messages, form, text, sink, tally)
@@ -214,8 +224,9 @@ class SummaryRoute:
     def _key_sentences(
         self, request: RouteRequest, plan: _Plan, form: Format, tally: Tally
     ) -> list[tuple[Section, str]]:
-        """The sections that hold a key sentence, each with its key sentences, a line each
-        (none when the text has no sentence of prose: then the model reads every section)."""
+        """The sections that hold a key sentence, best first, each with its key sentences, a
+        line each (none when the text has no sentence of prose: then the model reads every
+        section)."""
         if request.on_stage is not None:
             note = f"Picking the key sentences of {plan.pages:,} pages\u2026"
             request.on_stage(AnswerStage(Stage.READING, (), 0, 0, 1, note))
@@ -223,7 +234,8 @@ class SummaryRoute:
         count = sentence_count(form.bullets or 5)
         picked = key_sentences(plan.sections, embedder(), count) if embedder is not None else {}
         tally.picked = sum(len(texts) for texts in picked.values())
-        return [(s, "\n".join(picked[s.n])) for s in plan.sections if s.n in picked]
+        by_n = {s.n: s for s in plan.sections}
+        return [(by_n[n], "\n".join(texts)) for n, texts in picked.items()]
 
     @staticmethod
     def _counted(

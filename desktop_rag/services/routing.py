@@ -92,7 +92,18 @@ def summary_settings(ctx: AppContext) -> SummarySettings:
     """The budgets of a summary: the loaded model's context, else the configured one."""
     size = ctx.engine.context_size if ctx.loaded("engine") else ctx.settings.llm.context_size
     llm = ctx.settings.llm
-    return SummarySettings(context_tokens=size, answer_tokens=llm.max_tokens, map=llm.summary_map)
+    quick = None if _on_gpu(ctx) else llm.summary_whole_cpu_tokens
+    return SummarySettings(context_tokens=size, answer_tokens=llm.max_tokens, map=llm.summary_map,
+                           quick_whole_tokens=quick)  # fmt: skip
+
+
+def _on_gpu(ctx: AppContext) -> bool:
+    """Whether the chat model runs (or, not loaded yet, will run) with GPU offload."""
+    if ctx.loaded("engine"):
+        return bool(ctx.engine.gpu_offload)
+    from desktop_rag.llm.llama_loading import gpu_offload_supported
+
+    return ctx.settings.llm.gpu_layers != "0" and gpu_offload_supported()
 
 
 def summary_route(
