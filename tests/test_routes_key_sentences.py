@@ -88,24 +88,19 @@ def test_stated_contributions_and_findings_weigh_more_than_others_work() -> None
     assert place(0, 100) > place(50, 100) and place(99, 100) > place(50, 100)
 
 
-def test_the_picks_are_diverse_and_come_back_best_first() -> None:
+def test_the_picks_are_diverse_and_come_back_in_reading_order() -> None:
     found = [Candidate(1, 0, "a"), Candidate(1, 1, "a again"), Candidate(2, 2, "b")]
     vectors = np.array([[1.0, 0.0], [0.995, 0.0998], [0.6, 0.8]], dtype=np.float32)
     picked = pick(found, vectors, 2)
     assert [c.text for c in picked] == ["a", "b"]  # not the near-copy of the first pick
-    assert [c.text for c in pick(found, vectors, 5)] == ["a", "b", "a again"]  # choosing order
+    assert pick(found, vectors, 5) == found  # all of them, in reading order
     assert pick([], vectors[:0], 3) == []
 
 
-def test_key_sentences_are_grouped_by_their_section_the_best_section_first() -> None:
+def test_key_sentences_are_grouped_by_their_section() -> None:
     parts = [section(1, CONTRIBUTION), section(2, "Nothing here."), section(3, FINDING)]
     picked = key_sentences(parts, HashEmbedder(), 4)
     assert picked == {1: [CONTRIBUTION], 3: [FINDING]}
-    closing = [section(1, f"{made_up(1, 12)}."), section(2, f"{made_up(2, 12)}. {FINDING}"),
-               section(3, CONTRIBUTION)]  # fmt: skip
-    ranked = key_sentences(closing, HashEmbedder(), 4)
-    assert list(ranked)[0] == 3  # a stated contribution outweighs everything else
-    assert ranked[2] == [f"{made_up(2, 12)}.", FINDING]  # within a section: reading order
     assert key_sentences([section(1, "Short.")], HashEmbedder(), 4) == {}
     assert sentence_count(5) == 12 and sentence_count(8) == 16 and sentence_count(30) == 20
 
@@ -146,9 +141,7 @@ def test_a_long_paper_is_summarised_from_its_key_sentences_in_one_pass(tmp_path:
     texts = "\n".join(t for _, t in sources)
     assert CONTRIBUTION in texts and FINDING in texts
     numbers = [int(n) for n, _ in sources]
-    assert len(set(numbers)) == len(numbers) <= 12  # the sections holding a key sentence
-    assert CONTRIBUTION in sources[0][1]  # best first: the stated contribution
-    assert "the most important first" in engine.prompts[0][0].content
+    assert numbers == sorted(numbers) and len(numbers) <= 12  # sections holding a key sentence
     details = answer.route.details
     assert details["passes"] == 1 and details["whole"] == 0 and details["model_calls"] == 1
     assert "1 pass over its 12 key sentences." in answer.answer

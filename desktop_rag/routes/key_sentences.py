@@ -1,5 +1,5 @@
 """The map step of a long summary without the model: the document's key sentences, picked by
-what they say and where, best first, for the final pass to write the summary from.
+what they say and where, in reading order, for the final pass to write the summary from.
 
 Why not the model for every section: on this project's 2-core machines a 1.5B model took 7-14
 minutes to read a 9-36 page paper section by section, and its section summaries were vague
@@ -27,7 +27,7 @@ from desktop_rag.locate import sentence_spans
 from desktop_rag.protocols import Embedder
 from desktop_rag.routes.sections import Section, flat
 
-PICKER_VERSION = "key-sentences-v3"  # part of a kept summary's key: change it with the picking
+PICKER_VERSION = "key-sentences-v2"  # part of a kept summary's key: change it with the picking
 MIN_WORDS, MAX_WORDS = 8, 60
 DIVERSITY = 0.5  # the weight of a candidate's likeness to what was already picked
 FRAMING = 0.10  # an introduction's or a conclusion's sentence (see `framing`)
@@ -136,7 +136,7 @@ def scores(found: Sequence[Candidate], vectors: np.ndarray) -> np.ndarray:
 
 
 def pick(found: Sequence[Candidate], vectors: np.ndarray, count: int) -> list[Candidate]:
-    """`count` candidates by maximal marginal relevance, best first (the order of choosing)."""
+    """`count` candidates by maximal marginal relevance, returned in reading order."""
     if not found:
         return []
     value = scores(found, vectors)
@@ -148,26 +148,22 @@ def pick(found: Sequence[Candidate], vectors: np.ndarray, count: int) -> list[Ca
         best = int(np.argmax(gain))
         chosen.append(best)
         likeness = np.maximum(likeness, vectors @ vectors[best])
-    return [found[i] for i in chosen]
+    return [found[i] for i in sorted(chosen)]
 
 
 def key_sentences(
     parts: Sequence[Section], embedder: Embedder, count: int
 ) -> dict[int, list[str]]:
     """Each section's picked sentences in reading order (sections with none left out), `count`
-    of them over all the sections; the sections come best first, by their best sentence. The
-    final pass is told so: asked for five bullets from twelve sentences, a small model writes
-    from the first sources it sees, and in reading order those held 3 of the 40 abstract key
-    points that the twelve held 17 of on held-out papers; the best five held 11 (README)."""
+    of them over all the sections."""
     found = candidates(parts)
     if not found:
         return {}
     vectors = np.asarray(embedder.embed_documents([c.text for c in found]), dtype=np.float32)
-    picked = pick(found, vectors, count)
-    by_section: dict[int, list[Candidate]] = {}
-    for c in picked:
-        by_section.setdefault(c.section, []).append(c)
-    return {n: [c.text for c in sorted(cs, key=lambda c: c.order)] for n, cs in by_section.items()}
+    by_section: dict[int, list[str]] = {}
+    for c in pick(found, vectors, count):
+        by_section.setdefault(c.section, []).append(c.text)
+    return by_section
 
 
 def sentence_count(bullets: int) -> int:

@@ -212,8 +212,7 @@ class SummaryRoute:
             shas = {d.doc_id: d.sha256 for d in plan.docs}
             done = summarise_sections(passes, titles, shas, plan.sections, tally)
             parts = [(s, done[s.n]) for s in plan.sections]
-        messages = reduce_messages(request.question, [d.title for d in plan.docs], parts, form,
-                                   ranked=tally.picked > 0)  # fmt: skip
+        messages = reduce_messages(request.question, [d.title for d in plan.docs], parts, form)
         limit = self.parts.settings().answer_tokens
         text = write_final(passes, messages, form, limit, sink, tally).strip()
         text = self._counted(passes, messages, form, text, sink, tally)
@@ -224,9 +223,8 @@ class SummaryRoute:
     def _key_sentences(
         self, request: RouteRequest, plan: _Plan, form: Format, tally: Tally
     ) -> list[tuple[Section, str]]:
-        """The sections that hold a key sentence, best first, each with its key sentences, a
-        line each (none when the text has no sentence of prose: then the model reads every
-        section)."""
+        """The sections that hold a key sentence, each with its key sentences, a line each
+        (none when the text has no sentence of prose: then the model reads every section)."""
         if request.on_stage is not None:
             note = f"Picking the key sentences of {plan.pages:,} pages\u2026"
             request.on_stage(AnswerStage(Stage.READING, (), 0, 0, 1, note))
@@ -234,8 +232,7 @@ class SummaryRoute:
         count = sentence_count(form.bullets or 5)
         picked = key_sentences(plan.sections, embedder(), count) if embedder is not None else {}
         tally.picked = sum(len(texts) for texts in picked.values())
-        by_n = {s.n: s for s in plan.sections}
-        return [(by_n[n], "\n".join(texts)) for n, texts in picked.items()]
+        return [(s, "\n".join(picked[s.n])) for s in plan.sections if s.n in picked]
 
     @staticmethod
     def _counted(

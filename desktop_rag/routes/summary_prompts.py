@@ -1,8 +1,7 @@
 """The prompts of the summary route. Document text is data, neutralised as in every answer.
 
 A section is summarised alone ("map"); the final summary is written from the numbered sections,
-or their summaries, in reading order, or from their key sentences, the best sections first
-("reduce"), citing them like [2] so that each of its
+or their summaries, in reading order ("reduce"), citing them like [2] so that each of its
 sentences points at the section and pages it came from. PROMPT_VERSION (the section prompt)
 is part of every kept summary's key, REDUCE_VERSION of every kept final summary's: change each
 whenever its words change (a new final prompt leaves the kept sections valid).
@@ -19,7 +18,7 @@ from desktop_rag.routes.sections import Section
 from desktop_rag.routes.summary_format import Format
 
 PROMPT_VERSION = "summary-v1"
-REDUCE_VERSION = "final-v3"
+REDUCE_VERSION = "final-v2"
 SECTION_TOKENS = 220  # a section summary's length at most
 
 MAP_SYSTEM = (
@@ -28,10 +27,9 @@ MAP_SYSTEM = (
     "what it finds, with the key names and numbers exactly as written. Use only the text given. "
     "Do not start with 'This section'."
 )
-IN_ORDER = "which follow the document in reading order"
-BEST_FIRST = "its key sentences grouped by section, the most important first"
 REDUCE_SYSTEM = (
-    "You write a summary of a whole document from its numbered sources, {sources}. Rules:\n"
+    "You write a summary of a whole document from its numbered sources, which follow the "
+    "document in reading order. Rules:\n"
     "1. Use only facts stated in the sources. Do not use outside knowledge.\n"
     "2. Cover the whole document: its aim, its main contribution, how it works, and its main "
     "results and conclusions.\n"
@@ -69,19 +67,16 @@ def reduce_messages(
     titles: Sequence[str],
     parts: Sequence[tuple[Section, str]],
     form: Format,
-    ranked: bool = False,
 ) -> list[ChatMessage]:
-    """The final summary from `parts`: each section with its text (the whole document fits),
-    its summary (map-reduce) or its key sentences (`ranked`: the sections come best first),
-    numbered by the section's number."""
+    """The final summary from `parts`: each section with its text (the whole document fits)
+    or its summary (map-reduce), numbered by the section's number."""
     sources = "\n".join(_source(s.n, s, body) for s, body in parts)
     user = (
         f"Document: {'; '.join(neutralise(t) for t in titles)}\n\nSources:\n{sources}\n\n"
         f"Request: {neutralise(question.strip())}\n\n{form.instruction()} "
         "Cite the sources like [1]."
     )
-    system = REDUCE_SYSTEM.format(sources=BEST_FIRST if ranked else IN_ORDER)
-    return [ChatMessage("system", system), ChatMessage("user", user)]
+    return [ChatMessage("system", REDUCE_SYSTEM), ChatMessage("user", user)]
 
 
 def more_messages(
