@@ -54,6 +54,15 @@ def test_only_sentences_of_prose_are_candidates_in_reading_order() -> None:
     assert [c.order for c in found] == [0, 1]
 
 
+def test_entries_of_a_reference_list_are_no_candidates() -> None:
+    entries = ("In Proceedings of the 25th International Conference on Automated Deduction "
+               "(ICAD), volume 9195 of Lecture Notes in Computer Science, pages 378\u2013388. "
+               "F. Wei, D. Deng, and Q. Zhang, \u201cUprise: universal prompt retrieval for "
+               "improving zero-shot evaluation,\u201d arXiv preprint arXiv:2303.08518, 2023.")
+    found = candidates([section(1, f"{CONTRIBUTION} {entries} {FINDING}")])
+    assert [c.text for c in found] == [CONTRIBUTION, FINDING]
+
+
 def test_words_read_from_a_picture_are_no_candidates() -> None:
     ocr = (f"{PICTURE_TEXT} iOS 9 has the fastest adoption rate ever, with more than fifty "
            "percent of devices. Apple measured it in the App Store on September nineteen.")

@@ -27,7 +27,7 @@ from desktop_rag.locate import sentence_spans
 from desktop_rag.protocols import Embedder
 from desktop_rag.routes.sections import Section, flat
 
-PICKER_VERSION = "key-sentences-v2"  # part of a kept summary's key: change it with the picking
+PICKER_VERSION = "key-sentences-v3"  # part of a kept summary's key: change it with the picking
 MIN_WORDS, MAX_WORDS = 8, 60
 DIVERSITY = 0.5  # the weight of a candidate's likeness to what was already picked
 FRAMING = 0.10  # an introduction's or a conclusion's sentence (see `framing`)
@@ -58,6 +58,10 @@ _FRAMING_HEADING = re.compile(
 )
 _ENDED = re.compile(r"[.!?]['\"\u2019\u201d)\]]*$")
 _CAPTION = re.compile(r"(?i)^\s*(?:fig(?:ure)?\.?|table|algorithm|listing)\s*\d")
+_REFERENCE = re.compile(  # an entry of a reference list that the sections did not leave out
+    r"(?i)^in proceedings of|\bproceedings of the\b|\bpages \d+\s*[\u2013-]\s*\d+|\bpp\. \d+"
+    r"|\bvolume \d+ of\b|arxiv preprint|lecture notes in|^in advances in\b"
+)
 _CITATIONS = re.compile(r"\[\d+(?:[,\u2013-]\s*\d+)*\]|\bet al\b")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -103,7 +107,7 @@ def _prose(text: str) -> bool:
         return False
     if not _ENDED.search(text):  # cut off at a chunk's end: "…the task of Knowledge-aware Language"
         return False
-    if "|" in text:  # a table's row or a contents line, not a sentence
+    if "|" in text or _REFERENCE.search(text):  # a table's row, a contents line, a reference
         return False
     alphabetic = sum(1 for w in words if any(ch.isalpha() for ch in w))
     numbers = len(_DIGITS.findall(text))  # a key figure or two is a point; a row of them is not
