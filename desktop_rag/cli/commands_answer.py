@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 from desktop_rag.cli.commands_search import add_doc_option, focus_json
 from desktop_rag.cli.output import emit_json, open_services, say, warn
 from desktop_rag.domain import Answer, AnswerStage, Citation, LineBox, Stage
-from desktop_rag.progress import CancelToken, ProgressEvent
+from desktop_rag.domain.progress import CancelToken, ProgressEvent
 
 if TYPE_CHECKING:  # the services package loads numpy: not for `--help`
     from desktop_rag.services.core import CoreStatus
 
 TIMINGS = ("retrieve_ms", "rerank_ms", "ttft_ms", "total_ms", "prompt_tokens", "cached_tokens",
-           "generated_tokens", "restore_ms", "second_look_ms", "reconsider_ms")
+           "generated_tokens", "restore_ms")
 ROUTES = ("lookup", "summary", "exhaustive", "compare")  # routed.RouteName's values
 _OPEN_STAGES = (Stage.READING, Stage.SCANNING, Stage.JUDGING)  # with progress, updated in place
 
@@ -142,8 +142,6 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "count": answer.route.count,
         "items": [item.to_record() for item in answer.items],
         "focus": focus_json(answer.focus),
-        "second_look": answer.second_look.to_record() if answer.second_look else None,
-        "reconsidered": answer.reconsidered.to_record() if answer.reconsidered else None,
         "timings": {k: t.get(k, 0) for k in TIMINGS}
         | {"prefill_ms": t.get("generation_ttft_ms", 0)},  # the prompt's uncached part
     }
@@ -178,10 +176,6 @@ def _print_answer(answer: Answer) -> None:
     for sentence in answer.unsupported_sentences:
         warn(f"unsupported: {sentence}")
     _print_route(answer)
-    if answer.second_look is not None and answer.second_look.answered:
-        warn(f"{answer.second_look.describe()}: \"{answer.second_look.quote}\".")
-    if answer.reconsidered is not None and answer.reconsidered.answered:
-        warn(answer.reconsidered.describe() + ".")
     if answer.focus is not None:
         warn(answer.focus.describe())
     mode = "GPU" if answer.gpu_offload else "CPU"

@@ -14,8 +14,8 @@ from typing import Any
 from desktop_rag.cli.output import emit_json, open_services, say
 from desktop_rag.cli.tables_stage import table_pass
 from desktop_rag.domain import Document, FileOutcome, IngestReport, Outcome, Reason
-from desktop_rag.outcomes import TablesReport
-from desktop_rag.progress import CancelToken, ProgressEvent
+from desktop_rag.domain.outcomes import TablesReport
+from desktop_rag.domain.progress import CancelToken, ProgressEvent
 
 ORDER = [o.value for o in Outcome]
 

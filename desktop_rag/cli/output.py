@@ -12,7 +12,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop_rag.errors import DesktopRagError
+from desktop_rag.domain.errors import DesktopRagError
 
 if TYPE_CHECKING:
     from desktop_rag.bootstrap import PartName

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
-from desktop_rag.errors import CancelledError
+from desktop_rag.domain.errors import CancelledError
 
 POLL_S = 0.1  # how often a wait for a page checks whether the ingestion was cancelled
 

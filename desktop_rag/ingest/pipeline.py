@@ -20,7 +20,15 @@ from functools import cached_property
 from pathlib import Path
 
 from desktop_rag.domain import FileOutcome, IngestReport, Outcome, Reason
-from desktop_rag.errors import CancelledError
+from desktop_rag.domain.errors import CancelledError
+from desktop_rag.domain.progress import (
+    CancelToken,
+    ProgressCallback,
+    ProgressEvent,
+    ProgressStage,
+    no_progress,
+)
+from desktop_rag.domain.protocols import Embedder, TokenCounter, VectorIndex
 from desktop_rag.ingest import recovery
 from desktop_rag.ingest.chunker import Chunker
 from desktop_rag.ingest.embedding import EmbedStats, GuardedEmbedder
@@ -31,15 +39,7 @@ from desktop_rag.ingest.planner import Job, Planner
 from desktop_rag.ingest.scan import scan
 from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
 from desktop_rag.ingest.writer import DocumentWriter, Extracted
-from desktop_rag.progress import (
-    CancelToken,
-    ProgressCallback,
-    ProgressEvent,
-    ProgressStage,
-    no_progress,
-)
-from desktop_rag.protocols import Embedder, TokenCounter, VectorIndex
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 
 log = logging.getLogger(__name__)
 QUEUE_SIZE = 4

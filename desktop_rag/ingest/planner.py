@@ -23,7 +23,7 @@ from desktop_rag.domain import DocStatus, Document, FileOutcome, Outcome, Reason
 from desktop_rag.ingest.loaders import failed_for_want_of_ocr, kind_of
 from desktop_rag.ingest.scan import Found
 from desktop_rag.ingest.segments import UNSUPPORTED
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 
 BEING_WRITTEN = "changed a moment ago (still being copied?); it is read at the next sync"
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from desktop_rag.domain import Passage
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage, TokenGenerating
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import ChatMessage, TokenGenerating
 
 log = logging.getLogger(__name__)
 _verified: set[tuple[str, int, int]] = set()  # (path, size, mtime_ns) whose checksum matched

@@ -6,11 +6,11 @@ import codecs
 import contextlib
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol
 
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import Generation, StopReason, TokenCallback
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import Generation, StopReason, TokenCallback
 
 
 class Utf8Stream:
@@ -165,11 +165,8 @@ class StreamingRun:
         cached: int,
         on_token: TokenCallback | None,
         cancel: CancelToken | None,
-        observe: Callable[[int], None] | None = None,
     ) -> None:
-        """`observe` hears each token as it is chosen (the engine reads its choice there)."""
         self.engine, self.on_token, self.cancel = engine, on_token, cancel
-        self.observe = observe
         self.prompt_tokens, self.cached = prompt_tokens, cached
         self.start = time.perf_counter()
         self.ttft_ms = 0.0
@@ -192,8 +189,6 @@ class StreamingRun:
     def _step(self, token: int, max_tokens: int) -> bool:
         if self.count == 0:
             self.ttft_ms = (time.perf_counter() - self.start) * 1000
-        if self.observe is not None:
-            self.observe(token)
         if self.engine.is_end(token):
             return True
         self.count += 1

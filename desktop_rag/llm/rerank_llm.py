@@ -8,10 +8,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from desktop_rag.errors import ConfigError
-from desktop_rag.llm.prompts import neutralise
+from desktop_rag.domain.errors import ConfigError
+from desktop_rag.domain.protocols import ChatEngine, ChatMessage, TokenScoring
 from desktop_rag.llm.worker import run_on_engine, unwrap
-from desktop_rag.protocols import ChatEngine, ChatMessage, TokenScoring
+from desktop_rag.text.inert import neutralise
 
 JUDGE = (
     "You judge search results. Reply with one word: yes if the passage answers the question, "

@@ -15,7 +15,15 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from desktop_rag.errors import LLMError
+from desktop_rag.domain.errors import LLMError
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import (
+    ChatMessage,
+    Generation,
+    StopReason,
+    TokenCallback,
+    TokenCounter,
+)
 from desktop_rag.llm.generation import (
     LineLoopGuard,
     RepetitionGuard,
@@ -28,14 +36,6 @@ from desktop_rag.llm.server_http import (
     ServerClient,
     closing_on_cancel,
     sse_events,
-)
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import (
-    ChatMessage,
-    Generation,
-    StopReason,
-    TokenCallback,
-    TokenCounter,
 )
 
 if TYPE_CHECKING:

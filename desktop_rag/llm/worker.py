@@ -1,5 +1,5 @@
-"""One thread owns the chat engine (the compute thread, see desktop_rag.compute); every call
-is queued to it.
+"""One thread owns the chat engine (the compute thread, see desktop_rag.llm.compute_thread);
+every call is queued to it.
 
 `EngineWorker` is itself a `ChatEngine`, so callers on any thread (CLI, GUI workers, the LLM
 reranker) use it like the engine; `run(fn)` executes any other engine operation (core cache
@@ -13,10 +13,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from desktop_rag.compute import ComputeThread
-from desktop_rag.errors import DesktopRagError, LLMError
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import (
+from desktop_rag.domain.errors import DesktopRagError, LLMError
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import (
     ChatEngine,
     ChatMessage,
     Closeable,
@@ -24,6 +23,7 @@ from desktop_rag.protocols import (
     SteppedPrefill,
     TokenCallback,
 )
+from desktop_rag.llm.compute_thread import ComputeThread
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

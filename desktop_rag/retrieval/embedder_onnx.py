@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from desktop_rag.protocols import Vector
+from desktop_rag.domain.protocols import Vector
 from desktop_rag.retrieval.embedder_parts import TokenizerCounter, model_name
 
 log = logging.getLogger(__name__)

@@ -15,10 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from desktop_rag.domain import AnswerStage, Stage
-from desktop_rag.errors import CancelledError
-from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
-from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent
-from desktop_rag.protocols import (
+from desktop_rag.domain.errors import CancelledError
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, ProgressEvent
+from desktop_rag.domain.protocols import (
     ChatEngine,
     ChatMessage,
     Generation,
@@ -26,6 +25,7 @@ from desktop_rag.protocols import (
     TokenCallback,
     TokenGenerating,
 )
+from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
 from desktop_rag.routes.sections import Section
 from desktop_rag.routes.summary_format import BulletGate, Format, LinkedCancel
 from desktop_rag.routes.summary_prompts import SECTION_TOKENS, map_messages

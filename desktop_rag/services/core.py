@@ -11,10 +11,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.answering import prompts
+from desktop_rag.answering.draft import CoreContext
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import EVERYWHERE, DocScope, Document, Passage
-from desktop_rag.errors import CoreTooLargeError, NotFoundError
-from desktop_rag.llm import prompts
+from desktop_rag.domain import EVERYWHERE, DocScope, Document
+from desktop_rag.domain.errors import CoreTooLargeError, NotFoundError
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
+from desktop_rag.domain.protocols import ChatMessage
 from desktop_rag.llm.core_cache import (
     CoreCacheFiles,
     cache_key,
@@ -24,9 +27,7 @@ from desktop_rag.llm.core_cache import (
     supports_prefix_cache,
 )
 from desktop_rag.llm.worker import run_on_engine, unwrap
-from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
-from desktop_rag.protocols import ChatMessage
-from desktop_rag.services.lookup import documents_named
+from desktop_rag.services.named_documents import documents_named
 
 PROMPT_RESERVE = 256  # question, source tags and the chat template around them
 
@@ -60,16 +61,6 @@ class CoreStatus:
     cache_file: str | None = None
     cache_bytes: int = 0
     details: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class CoreContext:
-    """The core as the answer prompt sees it."""
-
-    doc_ids: frozenset[str]
-    passages: tuple[Passage, ...]
-    system: str  # instructions + core sources: the cached prefix's text
-    key: dict[str, Any]
 
 
 class CoreService:

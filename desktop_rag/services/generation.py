@@ -9,24 +9,25 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from desktop_rag.bootstrap import AppContext
-from desktop_rag.errors import CancelledError
-from desktop_rag.llm.core_cache import CoreCacheFiles, restore, split_prompt, supports_prefix_cache
-from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage, Generation, TokenGenerating
-from desktop_rag.services.answer_timings import since
-from desktop_rag.services.core import CoreContext, CoreService
-from desktop_rag.services.instructions_cache import (
-    generate_after_instructions,
-    instruction_files,
-    instructions_key,
-)
-from desktop_rag.services.stages import (
+from desktop_rag.answering.draft import CoreContext
+from desktop_rag.answering.stages import (
     StageReporter,
     generate_in_steps,
     prompt_size,
     reporter_of,
+)
+from desktop_rag.answering.timings import since
+from desktop_rag.bootstrap import AppContext
+from desktop_rag.domain.errors import CancelledError
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import ChatMessage, Generation, TokenGenerating
+from desktop_rag.llm.core_cache import CoreCacheFiles, restore, split_prompt, supports_prefix_cache
+from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
+from desktop_rag.services.core import CoreService
+from desktop_rag.services.instructions_cache import (
+    generate_after_instructions,
+    instruction_files,
+    instructions_key,
 )
 
 TokenSink = Callable[[str], None]

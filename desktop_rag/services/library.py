@@ -23,9 +23,9 @@ from desktop_rag.domain import (
     Outcome,
     Reason,
 )
-from desktop_rag.errors import DesktopRagError, NotFoundError
-from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
-from desktop_rag.services.lookup import documents_named
+from desktop_rag.domain.errors import DesktopRagError, NotFoundError
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, no_progress
+from desktop_rag.services.named_documents import documents_named
 from desktop_rag.services.ports import Refreshable
 from desktop_rag.services.tables import TablesService
 from desktop_rag.store.followed import is_within

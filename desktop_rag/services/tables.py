@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import Document
-from desktop_rag.outcomes import CatchUpReport, TablesReport
-from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
+from desktop_rag.domain.outcomes import CatchUpReport, TablesReport
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, no_progress
 from desktop_rag.services.ports import Refreshable
 
 

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from desktop_rag.domain import EVERYWHERE, DocScope
-from desktop_rag.protocols import Vector, VectorIndex
+from desktop_rag.domain.protocols import Vector, VectorIndex
 
 
 class LazyVectorIndex:
