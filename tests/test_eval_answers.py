@@ -230,7 +230,7 @@ def test_a_gold_page_is_given_only_from_the_questions_own_document() -> None:
 
 
 def test_asked_of_their_own_documents_questions_need_only_those(tmp_path: Path) -> None:
-    from desktop_rag.evaluation.service import _answer_sources
+    from desktop_rag.evaluation.runs import _answer_sources
 
     (tmp_path / "d0.pdf").write_bytes(b"%PDF")
     items = [_question("1", "d0.pdf", ("Table",)), _question("2", "gone.pdf", ("Table",))]

@@ -18,7 +18,7 @@ from desktop_rag.answering.follow_up import standalone_query
 from desktop_rag.domain import Answer, Chunk, Citation, DocKind, Passage
 from desktop_rag.domain.errors import LLMError, NotFoundError
 from desktop_rag.domain.fakes import FakeChatEngine, HashEmbedder
-from desktop_rag.llm.generation import (
+from desktop_rag.llm.streaming import (
     LOOP_LINES,
     LineLoopGuard,
     RepetitionGuard,

@@ -112,7 +112,7 @@ def test_eval_summaries_scores_generated_papers_end_to_end(tmp_path: Path) -> No
 
     from desktop_rag.bootstrap import build_context
     from desktop_rag.config import Settings
-    from desktop_rag.evaluation.summary_service import SummaryEvalOptions
+    from desktop_rag.evaluation.summary_runs import SummaryEvalOptions
     from desktop_rag.services import Services
 
     docs = tmp_path / "papers"

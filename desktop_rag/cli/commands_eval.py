@@ -149,7 +149,7 @@ def answers_progress(event: ProgressEvent) -> None:
 
 
 def run_answers(args: argparse.Namespace) -> int:
-    from desktop_rag.evaluation.service import AnswerEvalOptions
+    from desktop_rag.evaluation.runs import AnswerEvalOptions
 
     path = _records_path(args)
     with jsonl_records(path) as write, open_services(args) as services:

@@ -97,7 +97,7 @@ def _progress(event: ProgressEvent) -> None:
 
 
 def run_counts(args: argparse.Namespace) -> int:
-    from desktop_rag.evaluation.route_service import CountEvalOptions
+    from desktop_rag.evaluation.route_runs import CountEvalOptions
 
     path = Path(args.out).expanduser() if args.out else Path.cwd() / "counts-eval.jsonl"
     workdir = Path(args.workdir).expanduser().resolve() if args.workdir else None
@@ -126,7 +126,7 @@ def _print_counts(r: dict[str, Any]) -> None:
 
 
 def run_summaries(args: argparse.Namespace) -> int:
-    from desktop_rag.evaluation.summary_service import (
+    from desktop_rag.evaluation.summary_runs import (
         PAPERS,
         QUESTION,
         SummaryEvalOptions,

@@ -17,8 +17,8 @@ class Evaluations:
     """The evaluation operations over one app's services."""
 
     def __init__(self, services: Services) -> None:
-        from desktop_rag.evaluation.route_service import RouteEvalService
-        from desktop_rag.evaluation.service import EvalService
+        from desktop_rag.evaluation.route_runs import RouteEvalService
+        from desktop_rag.evaluation.runs import EvalService
 
         self.evaluation = evaluation = EvalService(services.ctx, services.rerankers)
         self.eval_beir, self.eval_pdfqa, self.eval_answers = (

@@ -24,7 +24,6 @@ from desktop_rag.domain.protocols import (
     PrefillCallback,
     TokenCallback,
 )
-from desktop_rag.llm.generation import StreamingRun
 from desktop_rag.llm.llama_loading import (
     EngineOptions,
     ModelLoad,
@@ -35,6 +34,7 @@ from desktop_rag.llm.llama_loading import (
     llama_cpp_module,
     load_model,
 )
+from desktop_rag.llm.streaming import StreamingRun
 
 log = logging.getLogger(__name__)
 __all__ = ["EngineOptions", "LlamaEngine", "gpu_offload_supported", "library_version"]

@@ -24,18 +24,18 @@ from desktop_rag.domain.protocols import (
     TokenCallback,
     TokenCounter,
 )
-from desktop_rag.llm.generation import (
-    LineLoopGuard,
-    RepetitionGuard,
-    StopText,
-    without_repeated_lines,
-)
 from desktop_rag.llm.server_http import (
     TRANSPORT_ERRORS,
     Response,
     ServerClient,
     closing_on_cancel,
     sse_events,
+)
+from desktop_rag.llm.streaming import (
+    LineLoopGuard,
+    RepetitionGuard,
+    StopText,
+    without_repeated_lines,
 )
 
 if TYPE_CHECKING:

@@ -86,11 +86,11 @@ class LibraryService:
         self, paths: Sequence[str | Path], progress: ProgressCallback,
         cancel: CancelToken | None, removed: Collection[str], settle_s: float,
     ) -> IngestReport:
+        from desktop_rag.ingest.ingestion import Ingestor
         from desktop_rag.ingest.memory import MemoryBudget
         from desktop_rag.ingest.ocr import ocr_config
-        from desktop_rag.ingest.pipeline import Ingestor
         from desktop_rag.ingest.scan import absolute
-        from desktop_rag.store.lazy import LazyVectorIndex
+        from desktop_rag.store.lazy_vectors import LazyVectorIndex
 
         with self.writer_lock:
             ctx = self.ctx

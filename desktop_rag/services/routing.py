@@ -32,8 +32,8 @@ from desktop_rag.routes.summary import Parts, SummaryRoute, SummarySettings
 from desktop_rag.routes.summary_prompts import PROMPT_VERSION
 from desktop_rag.routes.summary_store import Identity, SummaryStore
 from desktop_rag.routes.units import ChunkSource
+from desktop_rag.services.answer_generation import AnswerGeneration
 from desktop_rag.services.core import CoreService
-from desktop_rag.services.generation import AnswerGeneration
 
 SUMMARIES_DB = "summaries.sqlite3"
 

@@ -14,8 +14,8 @@ from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.domain.progress import ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.evaluation import count_eval, route_eval
 from desktop_rag.evaluation.pdfqa import DOCUMENT
-from desktop_rag.evaluation.service import EvalLibrary, EvalService
-from desktop_rag.evaluation.summary_service import SummaryEvalOptions, summary_runs
+from desktop_rag.evaluation.runs import EvalLibrary, EvalService
+from desktop_rag.evaluation.summary_runs import SummaryEvalOptions, summary_runs
 
 
 @dataclass(frozen=True, slots=True)
