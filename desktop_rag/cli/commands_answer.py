@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_rag.cli.commands_search import add_doc_option, focus_json
-from desktop_rag.cli.output import emit_json, open_services, say, warn
+from desktop_rag.cli.output import cancel_on_interrupt, emit_json, open_services, say, warn
 from desktop_rag.domain import Answer, AnswerStage, Citation, LineBox, Stage
 from desktop_rag.domain.progress import CancelToken, ProgressEvent
 
@@ -50,15 +48,6 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
         action = actions.add_parser(name, help=text)
         action.add_argument("--json", action="store_true", help="one JSON document on stdout")
         action.set_defaults(func=run_core)
-
-
-@contextmanager
-def _cancel_on_interrupt(token: CancelToken) -> Iterator[None]:
-    previous = signal.signal(signal.SIGINT, lambda *_: token.cancel())
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _stream(piece: str) -> None:
@@ -104,7 +93,7 @@ def run_ask(args: argparse.Namespace) -> int:
     # the chat model and the embedder load while the services import and the library opens
     with (
         open_services(args, preload=("engine", "embedder")) as services,
-        _cancel_on_interrupt(token),
+        cancel_on_interrupt(token),
     ):
         on_token = None if args.json else _stream
         scope = services.scope_of(args.doc)

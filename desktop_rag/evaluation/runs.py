@@ -50,7 +50,8 @@ class EvalLibrary:
     @classmethod
     def over(cls, ctx: AppContext) -> EvalLibrary:
         search = SearchService(ctx, Rerankers(ctx))
-        return cls(LibraryService(ctx), search, AnswerService(ctx, search, CoreService(ctx)))
+        answers = AnswerService(ctx, search, CoreService(ctx), search.focus_finder.focus)
+        return cls(LibraryService(ctx), search, answers)
 
 
 def _pdfqa_runs(

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from desktop_rag.config.files import file_sha256
 from desktop_rag.domain.errors import ModelIntegrityError, ModelNotFoundError
 from desktop_rag.domain.progress import ProgressCallback, ProgressEvent, ProgressStage, no_progress
 
@@ -53,16 +54,6 @@ def write_marker(target: Path, sha256: str, size: int) -> None:
     tmp = marker.with_name(marker.name + f".tmp{os.getpid()}")
     tmp.write_text(f"{sha256} {size}\n", encoding="utf-8")
     os.replace(tmp, marker)
-
-
-def file_sha256(path: Path, on_bytes: Callable[[int], None] | None = None) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(CHUNK_BYTES):
-            digest.update(block)
-            if on_bytes is not None:
-                on_bytes(len(block))
-    return digest.hexdigest()
 
 
 def assemble(

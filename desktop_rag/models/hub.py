@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag import __version__
+from desktop_rag.config.files import file_sha256
 from desktop_rag.domain.errors import DownloadError, ModelIntegrityError
 from desktop_rag.domain.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
-from desktop_rag.models.assembly import file_sha256
 
 log = logging.getLogger(__name__)
 

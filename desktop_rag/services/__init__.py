@@ -39,7 +39,7 @@ class Services:
         self.library = library = LibraryService(ctx, tables)
         self.searching = search = SearchService(ctx, rerankers)
         self.core = core = CoreService(ctx)
-        self.answers = answers = AnswerService(ctx, search, core)
+        self.answers = answers = AnswerService(ctx, search, core, search.focus_finder.focus)
         # library
         self.ingest, self.sync, self.remove, self.rename = (
             library.ingest, library.sync, library.remove, library.rename)

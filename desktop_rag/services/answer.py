@@ -15,7 +15,7 @@ from desktop_rag.routes.base import RouteRequest, SearchPort, parse_route
 from desktop_rag.services.core import CoreService
 from desktop_rag.services.ports import EngineInfo
 from desktop_rag.services.preload import EnginePreloader
-from desktop_rag.services.routing import route_table
+from desktop_rag.services.routing import Named, route_table
 from desktop_rag.store.chats import ChatSummary, ChatTurn
 
 TokenSink = Callable[[str], None]
@@ -24,10 +24,14 @@ TokenSink = Callable[[str], None]
 class AnswerService:
     """Answers questions with checked citations: search and the core are its collaborators."""
 
-    def __init__(self, ctx: AppContext, search: SearchPort, core: CoreService) -> None:
+    def __init__(
+        self, ctx: AppContext, search: SearchPort, core: CoreService, named: Named | None = None
+    ) -> None:
+        """`named` finds the documents a question names (the search service's finder)."""
         self.ctx = ctx
         self.searcher = search
         self.core = core
+        self.named = named
         self._preload = EnginePreloader(ctx)
 
     # ---- chats -----------------------------------------------------------------------------
@@ -78,7 +82,7 @@ class AnswerService:
         chat_id = chat_id or self.new_chat()
         query = self._standalone(chat_id, question, cancel)
         check(cancel)
-        table = route_table(self.ctx, self.searcher, self.core)
+        table = route_table(self.ctx, self.searcher, self.core, self.named)
         component, info = table.choose(query, parse_route(route))
         request = RouteRequest(question, query, chat_id, info, scope, k, stages, on_stage, cancel,
                                start)  # fmt: skip

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from desktop_rag.answering.draft import CoreContext
 from desktop_rag.answering.stages import (
@@ -20,9 +19,15 @@ from desktop_rag.answering.timings import since
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain.errors import CancelledError
 from desktop_rag.domain.progress import CancelToken
-from desktop_rag.domain.protocols import ChatMessage, Generation, TokenGenerating
-from desktop_rag.llm.core_cache import CoreCacheFiles, restore, split_prompt, supports_prefix_cache
-from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
+from desktop_rag.domain.protocols import ChatEngine, ChatMessage, Generation, TokenGenerating
+from desktop_rag.llm.core_cache import (
+    CoreCacheFiles,
+    as_prefix_engine,
+    restore,
+    split_prompt,
+    supports_prefix_cache,
+)
+from desktop_rag.llm.worker import interleaving, run_on_engine, token_generating, unwrap
 from desktop_rag.services.core import CoreService
 from desktop_rag.services.instructions_cache import (
     generate_after_instructions,
@@ -69,12 +74,13 @@ class AnswerGeneration:
         return generation
 
     def _generate_plain(
-        self, engine: Any, messages: Sequence[ChatMessage], limit: int,
+        self, engine: ChatEngine, messages: Sequence[ChatMessage], limit: int,
         token: TokenSink | None, cancel: CancelToken | None, stages: StageReporter,
     ) -> Generation:
         """On the engine thread: after the instructions' saved state where the engine keeps one."""
         if not supports_prefix_cache(engine):
-            return generate_in_steps(engine, messages, limit, token, cancel, stages)
+            return generate_in_steps(token_generating(engine), messages, limit, token, cancel,
+                                     stages)  # fmt: skip
         key = instructions_key(self.core.engine_identity(), messages[0].content)
         files = instruction_files(self.ctx.paths.core_cache_dir)
         return generate_after_instructions(
@@ -82,7 +88,7 @@ class AnswerGeneration:
 
     def _generate_cached(
         self,
-        engine: Any,
+        chat: ChatEngine,
         messages: Sequence[ChatMessage],
         core: CoreContext,
         on_token: TokenSink | None,
@@ -90,7 +96,7 @@ class AnswerGeneration:
         stages: StageReporter | None = None,
     ) -> Generation:
         """On the engine thread: restore (or build) the core state, then evaluate the rest."""
-        stages = stages or reporter_of(on_token)
+        stages, engine = stages or reporter_of(on_token), as_prefix_engine(chat)
         split = split_prompt(engine, messages)
         files = CoreCacheFiles(self.ctx.paths.core_cache_dir)
         built_ms = 0.0

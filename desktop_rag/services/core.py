@@ -17,9 +17,10 @@ from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import EVERYWHERE, DocScope, Document
 from desktop_rag.domain.errors import CoreTooLargeError, NotFoundError
 from desktop_rag.domain.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
-from desktop_rag.domain.protocols import ChatMessage
+from desktop_rag.domain.protocols import ChatEngine, ChatMessage
 from desktop_rag.llm.core_cache import (
     CoreCacheFiles,
+    as_prefix_engine,
     cache_key,
     core_passages,
     model_sha256,
@@ -176,13 +177,17 @@ class CoreService:
         """The core prefix's tokens exactly as a build counts them (chat template included)."""
         engine = self.ctx.engine
         if supports_prefix_cache(unwrap(engine)):
-            return run_on_engine(engine, lambda e: len(prefix_tokens(e, core.system)))
+            return run_on_engine(
+                engine, lambda e: len(prefix_tokens(as_prefix_engine(e), core.system)))
         return engine.count_tokens(core.system)
 
     def _server_backend(self) -> bool:
         return self.ctx.settings.llm.backend == "server"
 
-    def _build_on(self, engine: Any, core: CoreContext, cancel: CancelToken | None) -> None:
+    def _build_on(
+        self, chat: ChatEngine, core: CoreContext, cancel: CancelToken | None
+    ) -> None:
+        engine = as_prefix_engine(chat)
         tokens = prefix_tokens(engine, core.system)
         if len(tokens) > self.core_budget():
             raise _too_large(len(tokens), self.core_budget(), self.ctx)

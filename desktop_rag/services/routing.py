@@ -20,7 +20,7 @@ from desktop_rag.answering.pipeline import (
 )
 from desktop_rag.answering.ratio_lines import RatioLines
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import Answer, DocScope
+from desktop_rag.domain import Answer, DocFocus, DocScope
 from desktop_rag.domain.routed import RouteName
 from desktop_rag.routes.base import Route, RouteRequest, RouteTable, SearchPort
 from desktop_rag.routes.compare import CompareParts, CompareRoute, GivenAnswer
@@ -106,18 +106,21 @@ def _on_gpu(ctx: AppContext) -> bool:
     return ctx.settings.llm.gpu_layers != "0" and gpu_offload_supported()
 
 
+Named = Callable[[str, DocScope], DocFocus | None]  # the documents a question names
+
+
 def summary_route(
-    ctx: AppContext, fallback: Route | None = None, source: ChunkSource | None = None, **kw: Any
-) -> SummaryRoute:
+    ctx: AppContext, fallback: Route | None = None, source: ChunkSource | None = None,
+    named: Named | None = None, **kw: Any,
+) -> SummaryRoute:  # fmt: skip
     """The summary route over the context's parts; `source` stands in for the catalog (an
     evaluation holds a paper's abstract out of what the route reads)."""
     from desktop_rag.answering.citations import CitationChecker
-    from desktop_rag.services.doc_focus import FocusFinder
 
-    finder = FocusFinder(ctx.catalog, ctx.paths.doc_profiles_file)
+    finder = named or focus_finder(ctx)
 
     def focus(query: str, scope: DocScope) -> tuple[str, ...]:
-        found = finder.focus(query, scope)
+        found = finder(query, scope)
         return found.doc_ids if found is not None else ()
 
     parts = Parts(
@@ -141,12 +144,9 @@ class Deferred:
 
 
 def compare_route(
-    ctx: AppContext, search: SearchPort, given: GivenAnswer, fallback: Route
+    ctx: AppContext, search: SearchPort, given: GivenAnswer, fallback: Route, named: Named
 ) -> CompareRoute:
     """The comparison route over the search service and the lookup's answer pipeline."""
-    from desktop_rag.services.doc_focus import FocusFinder
-
-    finder = FocusFinder(ctx.catalog, ctx.paths.doc_profiles_file)
 
     def title(doc_id: str) -> str:
         doc = ctx.catalog.get_document(doc_id)
@@ -154,7 +154,7 @@ def compare_route(
 
     parts = CompareParts(
         lambda query, scope: search.search(query, scope=scope), search.pack_context,
-        finder.focus, title, lambda: ctx.settings.retrieval.context_tokens, given,
+        named, title, lambda: ctx.settings.retrieval.context_tokens, given,
     )  # fmt: skip
     return CompareRoute(parts, fallback)
 
@@ -182,13 +182,25 @@ def lookup_route(ctx: AppContext, search: SearchPort, core: CoreService) -> Look
     ))  # fmt: skip
 
 
-def route_table(ctx: AppContext, search: SearchPort, core: CoreService) -> RouteTable:
+def focus_finder(ctx: AppContext) -> Named:
+    """The documents a question names, from the library's kept document profiles."""
+    from desktop_rag.services.doc_focus import FocusFinder
+
+    return FocusFinder(ctx.catalog, ctx.paths.doc_profiles_file).focus
+
+
+def route_table(
+    ctx: AppContext, search: SearchPort, core: CoreService, named: Named | None = None
+) -> RouteTable:
     """Every route, built over the context as the settings have them now: the composition
-    root of answering (the GUI and the CLI reach it through AnswerService.ask)."""
+    root of answering (the GUI and the CLI reach it through AnswerService.ask). `named` finds
+    the documents a question names (the search service's own finder, so that it is one)."""
     plain = lookup_route(ctx, search, core)
+    finder = named or focus_finder(ctx)
     return RouteTable({
         RouteName.LOOKUP: plain,
         RouteName.EXHAUSTIVE: LookupWhenNoneFound(exhaustive_route(ctx), plain),
-        RouteName.SUMMARY: Deferred(lambda: summary_route(ctx, plain)),
-        RouteName.COMPARE: Deferred(lambda: compare_route(ctx, search, plain.answer_given, plain)),
+        RouteName.SUMMARY: Deferred(lambda: summary_route(ctx, plain, named=finder)),
+        RouteName.COMPARE: Deferred(
+            lambda: compare_route(ctx, search, plain.answer_given, plain, finder)),
     })  # fmt: skip
