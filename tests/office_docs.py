@@ -74,7 +74,7 @@ def make_pptx(path: Path, slides: int = 3) -> Path:
     return path
 
 
-def make_xlsx(path: Path, extra_rows: int = 0) -> Path:
+def make_xlsx(path: Path, extra_rows: int = 0, marker: str = "Anna Berg") -> Path:
     """A household budget: a caption line, a header, BUDGET_ROWS (and filler rows), a formula
     total whose value is saved as Excel would; a second sheet of contacts."""
     import openpyxl
@@ -91,7 +91,7 @@ def make_xlsx(path: Path, extra_rows: int = 0) -> Path:
         sheet.append([f"Misc {i}", "other", "April", i % 50])
     contacts = book.create_sheet("Contacts")
     contacts.append(["Name", "Role", "Since"])
-    contacts.append(["Anna Berg", "landlord", dt.date(2019, 5, 1)])
+    contacts.append([marker, "landlord", dt.date(2019, 5, 1)])
     contacts.append(["Ravi Iyer", "plumber", dt.date(2021, 2, 15)])
     book.save(str(path))
     return path

@@ -132,14 +132,14 @@ class MessagePages:
         body_part = message.get_body(preferencelist=("plain", "html"))
         for paragraph in body_text(body_part).split("\n\n"):
             page.add(paragraph, table=part)
+        if _damaged(message):  # noted first: the outcome's code is the first note's
+            self.loaded.add_note(Reason.REPAIRED, "the message is damaged (truncated or "
+                                                  "malformed); some text may be missing")
         attachments = Attachments(page_no + 1)
         for name, data in _attachments(message, body_part):
             attachments.add(name, data, title, self.depth)
         for note in attachments.notes:
             self.loaded.add_note(Reason.NONE, note)
-        if _damaged(message):
-            self.loaded.add_note(Reason.REPAIRED, "the message is damaged (truncated or "
-                                                  "malformed); some text may be missing")
         self.next_page = attachments.next_page
         return [*page.segments, *attachments.segments]
 
