@@ -2,10 +2,11 @@
 
 A message is one page (an .mbox holds many, each its own page): first a line with its sender,
 recipients, date and subject ("From: Anna Berg <anna@example.org> | To: … | Date: 2024-03-01 |
-Subject: Lease renewal"), then its body (the plain part, else the HTML part as text). Every
-chunk of a message is titled "E-mail 'Lease renewal' from Anna Berg, 2024-03-01", so search and
-the exhaustive route ("every e-mail from Anna about the lease") see who wrote what, and when,
-in each passage. Attachments of a readable type follow as pages of their own (mail_parts), so
+Subject: Lease renewal") under the heading "E-mail 'Lease renewal' from Anna Berg, 2024-03-01",
+then its body (the plain part, else the HTML part as text). So search and the exhaustive route
+("every e-mail from Anna about the lease") see who wrote what, and when: the heading is one line
+per message, so a count of messages counts each once (a long message's later chunks go without
+it). Attachments of a readable type follow as pages of their own (mail_parts), so
 removing the message removes them. Nothing in a message is run or fetched.
 """
 
@@ -23,7 +24,7 @@ from pathlib import Path
 from desktop_rag.domain import DocKind, Reason
 from desktop_rag.ingest.mail_parts import Attachments, html_text
 from desktop_rag.ingest.office_text import PageText
-from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment, TablePart
+from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
 
 log = logging.getLogger(__name__)
 HEADERS = ("From", "To", "Cc", "Date", "Subject")
@@ -127,17 +128,18 @@ class MessagePages:
     def _read(self, message: EmailMessage, page_no: int) -> list[Segment]:
         title = message_title(message)
         page = PageText(page_no, (title,))
-        part = TablePart(title[:160])
-        page.add(header_line(message), table=part)
+        page.add(title, heading=True)
+        page.add(header_line(message))
         body_part = message.get_body(preferencelist=("plain", "html"))
         for paragraph in body_text(body_part).split("\n\n"):
-            page.add(paragraph, table=part)
+            page.add(paragraph)
+        subject = _header(message, "Subject") or "(no subject)"
         if _damaged(message):  # noted first: the outcome's code is the first note's
             self.loaded.add_note(Reason.REPAIRED, "the message is damaged (truncated or "
                                                   "malformed); some text may be missing")
         attachments = Attachments(page_no + 1)
         for name, data in _attachments(message, body_part):
-            attachments.add(name, data, title, self.depth)
+            attachments.add(name, data, f"the message '{subject}'", self.depth)
         for note in attachments.notes:
             self.loaded.add_note(Reason.NONE, note)
         self.next_page = attachments.next_page

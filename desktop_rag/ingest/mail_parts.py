@@ -4,7 +4,7 @@ An attachment of a type the library reads (a PDF, a Word file, a sheet, a note, 
 message) is written to a private temporary folder and read by the same loader a dropped file
 gets, so it is checked the same way (a zip bomb in an attachment is refused like one on disk);
 its text then becomes pages of the message's document, each segment under "Attachment NAME",
-every chunk titled with the message it came with. An attachment that cannot be read costs a
+opened by a heading that names the message it came with. An attachment that cannot be read costs a
 note on the message, never the message.
 """
 
@@ -18,7 +18,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from desktop_rag.domain import Reason
-from desktop_rag.ingest.segments import LoadError, Segment, TablePart
+from desktop_rag.ingest.segments import LoadError, Segment
 
 MAX_ATTACHMENT_BYTES = 50 << 20
 MAX_NESTED_MESSAGES = 3  # a message attached to a message attached to ...
@@ -124,13 +124,11 @@ def _too_deep() -> LoadError:
 
 def _placed(read: list[Segment], name: str, message: str, first: int) -> Iterator[Segment]:
     """The attachment's segments renumbered onto the message's pages, without line boxes (the
-    viewer shows a message's text), each under the attachment's name and titled with the
-    message, so every chunk of it says where it came from."""
+    viewer shows a message's text), under a heading that names the attachment and its message
+    (not its sender: "every e-mail from Anna" counts the message once, not its attachments)."""
     pages = {p: first + i for i, p in enumerate(dict.fromkeys(s.page for s in read))}
-    own = TablePart(f"Attachment {name} of {message}"[:160])
+    heading = f"Attachment {name} of {message}"
+    yield Segment(heading, first, 0, len(heading), heading_path=(f"Attachment {name}",), is_heading=True)
     for seg in read:
-        yield replace(
-            seg, page=pages[seg.page], lines=(),
-            heading_path=(f"Attachment {name}", *seg.heading_path),
-            table=seg.table if seg.table is not None else own,
-        )
+        yield replace(seg, page=pages[seg.page], lines=(),
+                      heading_path=(f"Attachment {name}", *seg.heading_path))
