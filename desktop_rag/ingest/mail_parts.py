@@ -128,7 +128,8 @@ def _placed(read: list[Segment], name: str, message: str, first: int) -> Iterato
     (not its sender: "every e-mail from Anna" counts the message once, not its attachments)."""
     pages = {p: first + i for i, p in enumerate(dict.fromkeys(s.page for s in read))}
     heading = f"Attachment {name} of {message}"
-    yield Segment(heading, first, 0, len(heading), heading_path=(f"Attachment {name}",), is_heading=True)
+    path = (f"Attachment {name}",)
+    yield Segment(heading, first, 0, len(heading), heading_path=path, is_heading=True)
     for seg in read:
         yield replace(seg, page=pages[seg.page], lines=(),
                       heading_path=(f"Attachment {name}", *seg.heading_path))
