@@ -54,16 +54,16 @@ def main(out: Path) -> None:
         answers: list[object] = []
         window.chat.answered.connect(answers.append)
         window.chat.ask(question)
-        wait(app, lambda: bool(answers))
+        wait(app, lambda got=answers: bool(got))
         window.chat.answered.disconnect(answers.append)
         turn = len(window.chat_pane.turns) - 1
         window.viewer.location = None
         window.chat_pane.view.anchorClicked.emit(QUrl(f"cite:{turn}:1"))
         wait(app, lambda: window.viewer.location is not None)
         settle = time.monotonic() + 1.0
-        wait(app, lambda: time.monotonic() > settle)
+        wait(app, lambda until=settle: time.monotonic() > until)
         subprocess.run(["import", "-window", "root", str(out / name)], check=True)
-        print(out / name, window.viewer.title.text())
+        sys.stdout.write(f"{out / name}: {window.viewer.title.text()}\n")
     window.shutdown()
     services.close()
 
