@@ -5,6 +5,8 @@ behaviour a user sees (new types accepted, changed files read again)."""
 from __future__ import annotations
 
 import mailbox
+import os
+import time
 import zipfile
 from email import message_from_bytes
 from email.message import EmailMessage
@@ -176,5 +178,30 @@ def test_a_changed_sheet_is_read_again_and_an_unchanged_one_not(tmp_path: Path) 
         outcomes = {Path(o.path).name: o.outcome for o in second.outcomes}
         assert outcomes == {"budget.xlsx": Outcome.UPDATED, "deck.pptx": Outcome.UNCHANGED}
         assert services.ctx.sparse.search("Zelda Quist", 3)
+    finally:
+        services.close()
+
+
+def test_a_followed_folder_syncs_new_changed_and_removed_office_files(tmp_path: Path) -> None:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    make_docx(folder / "report.docx")
+    services = fake_model_services(tmp_path / "lib")
+    try:
+        assert services.ingest([folder]).count(Outcome.INDEXED) == 1
+        make_pptx(folder / "deck.pptx")
+        make_eml(folder / "note.eml", "Anna <anna@example.org>", "Quokka count",
+                 "We counted nine quokkas.")
+        (folder / "report.docx").unlink()
+        for new in (folder / "deck.pptx", folder / "note.eml"):  # copied a while ago
+            os.utime(new, (time.time() - 60, time.time() - 60))
+        report = services.sync()
+        outcomes = {Path(o.path).name: o.outcome for o in report.outcomes}
+        assert outcomes == {"deck.pptx": Outcome.INDEXED, "note.eml": Outcome.INDEXED,
+                            "report.docx": Outcome.REMOVED}
+        assert services.ctx.sparse.search("quokkas", 3)
+        removed = services.remove([folder / "note.eml"])
+        assert [o.outcome for o in removed] == [Outcome.REMOVED]
+        assert not services.ctx.sparse.search("quokkas", 3)
     finally:
         services.close()
