@@ -45,6 +45,7 @@ class Reason(StrEnum):
     CORRUPT = "corrupt"  # truncated, corrupt or not a valid document
     ENCRYPTED = "encrypted"  # password-protected
     TOO_NESTED = "too_nested"  # HTML/XML nested too deep to open
+    TOO_LARGE = "too_large"  # an archive that inflates too far (a zip bomb), or too many parts
     BINARY = "binary"  # a text file holding binary data
     SCANNED = "scanned"  # no text layer, only scanned images, and OCR is off or unavailable
     OCR_FAILED = "ocr_failed"  # scanned, and OCR failed

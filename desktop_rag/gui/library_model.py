@@ -15,7 +15,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QApplication, QStyle
 
-from desktop_rag.domain import DocStatus, Document, FileOutcome
+from desktop_rag.domain import DocKind, DocStatus, Document, FileOutcome
 
 COLUMNS = ("Title", "Type", "Pages", "Chunks", "Status", "Core")
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -46,9 +46,16 @@ class LibraryRow:
 
 def row_from_document(doc: Document, missing: bool = False, tables: bool = False) -> LibraryRow:
     return LibraryRow(
-        doc.path, doc.title, doc.kind.value, doc.pages, doc.chunks, doc.status.value,
+        doc.path, doc.title, _shown_kind(doc), doc.pages, doc.chunks, doc.status.value,
         doc.is_core, doc.error, doc.doc_id, missing, tables,
     )
+
+
+def _shown_kind(doc: Document) -> str:
+    """The Type column: pdf, markdown, text, else the file's own type (pptx, eml, epub ...)."""
+    if doc.kind is not DocKind.OTHER:
+        return doc.kind.value
+    return Path(doc.path).suffix.lstrip(".").lower() or doc.kind.value
 
 
 def row_from_failure(outcome: FileOutcome) -> LibraryRow:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from desktop_rag.domain import Chunk, DocKind, Evidence
 from desktop_rag.domain.errors import NotFoundError
+from desktop_rag.gui.everyday_view import everyday_location, is_everyday
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.gui.library_model import LibraryRow
 from desktop_rag.gui.viewer import Location
@@ -38,6 +39,8 @@ def chunk_location(
             return Location(chunk.title, chunk.path, text=text, span=chunk.char_span)
         return Location(chunk.title, chunk.path, text=text, span=strong,
                         context_span=chunk.char_span)  # fmt: skip
+    if is_everyday(chunk.path):
+        return everyday_location(services, chunk, evidence)
     return _joined_location(services, chunk)
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
+    QDesktopServices,
     QKeySequence,
     QShortcut,
     QTextCharFormat,
@@ -148,6 +149,10 @@ class ViewerPanel(QWidget):
         self.summarize_button.setToolTip("Summarize the whole document, citing its sections")
         self.summarize_button.clicked.connect(self._summarize)
         self.summarize_button.hide()
+        self.open_button = QPushButton("Open file")
+        self.open_button.setToolTip("Open the file in your default application for it")
+        self.open_button.clicked.connect(self._open_externally)
+        self.open_button.hide()
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.pdf = PdfPane(owner=self)
         self.note = NotePane()
@@ -172,6 +177,7 @@ class ViewerPanel(QWidget):
         bar.addWidget(self.title, 1)
         bar.addWidget(self.ask_button)
         bar.addWidget(self.summarize_button)
+        bar.addWidget(self.open_button)
         bar.addWidget(self.page_box)
         for label, slot in (("\u2212", lambda: self.pdf.zoom_by(1 / 1.25)),
                             ("+", lambda: self.pdf.zoom_by(1.25)),
@@ -194,10 +200,16 @@ class ViewerPanel(QWidget):
         if self.location is not None:
             self.summarize_requested.emit(self.location.path)
 
+    def _open_externally(self) -> None:
+        """The file in the application the desktop opens it with (Word, a mail client ...)."""
+        if self.location is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(self.location.path))
+
     def open_location(self, location: Location) -> None:
         self.location = location
         self.ask_button.show()
         self.summarize_button.show()
+        self.open_button.show()
         page = f" \u2014 page {location.page}" if location.page else ""
         self.title.setText(f"<b>{_escape(location.title)}</b>{page}")
         if location.text is None:

@@ -16,6 +16,7 @@ from typing import Any
 from desktop_rag.domain import DocKind, Reason
 from desktop_rag.ingest.notes import load_markdown, load_text
 from desktop_rag.ingest.ocr import OcrConfig
+from desktop_rag.ingest.office import EVERYDAY_SUFFIXES, load_everyday
 from desktop_rag.ingest.page_reader import PageReader
 from desktop_rag.ingest.page_text import page_segments
 from desktop_rag.ingest.page_workers import PageWorkers
@@ -30,7 +31,8 @@ PAGED_SUFFIXES = frozenset({".epub", ".xps", ".oxps", ".fb2", ".mobi", ".cbz", "
                             ".xhtml"})
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd"})
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".rst", ".org", ".csv", ".log"})
-SUPPORTED = PDF_SUFFIXES | PAGED_SUFFIXES | MARKDOWN_SUFFIXES | TEXT_SUFFIXES
+SUPPORTED = (PDF_SUFFIXES | PAGED_SUFFIXES | MARKDOWN_SUFFIXES | TEXT_SUFFIXES
+             | EVERYDAY_SUFFIXES)  # fmt: skip
 _NO_OCR_PREFIX = "no extractable text: looks scanned"
 _NO_OCR = f"{_NO_OCR_PREFIX}; OCR is not available"
 SCANNED = (
@@ -60,7 +62,7 @@ def kind_of(path: Path) -> DocKind | None:
     suffix = path.suffix.lower()
     if suffix in PDF_SUFFIXES:
         return DocKind.PDF
-    if suffix in PAGED_SUFFIXES:
+    if suffix in PAGED_SUFFIXES or suffix in EVERYDAY_SUFFIXES:
         return DocKind.OTHER
     if suffix in MARKDOWN_SUFFIXES:
         return DocKind.MARKDOWN
@@ -85,6 +87,8 @@ def load(
         return load_markdown(path)
     if kind is DocKind.TEXT:
         return load_text(path)
+    if path.suffix.lower() in EVERYDAY_SUFFIXES:
+        return load_everyday(path)
     return _load_paged(path, kind, ocr, workers, tables and kind is DocKind.PDF)
 
 
