@@ -24,6 +24,7 @@ import numpy as np
 log = logging.getLogger(__name__)
 _BLOCK = 256  # rows of the pairwise comparison at a time (256 x n doubles)
 _installed = False
+_replaced: dict[str, Any] = {}  # PyMuPDF's own helpers, by name (the tests compare with them)
 
 
 def install() -> None:
@@ -35,8 +36,10 @@ def install() -> None:
         from pymupdf import _table_refine
     except ImportError:
         return
-    if hasattr(_table_refine, "_refine_cell_background_rects"):
-        _table_refine._refine_cell_background_rects = background_rects  # type: ignore[attr-defined]
+    name = "_refine_cell_background_rects"
+    if hasattr(_table_refine, name):
+        _replaced[name] = getattr(_table_refine, name)
+        setattr(_table_refine, name, background_rects)
     else:
         log.debug("PyMuPDF has no _refine_cell_background_rects: its own refinement is used")
 
@@ -64,3 +67,25 @@ def background_rects(raw_rects: Sequence[Any], *, contain_frac: float = 0.9) -> 
         nested[lo : lo + len(part)] = covered.any(axis=1)
     return [rect for rect, a, inside in zip(raw_rects, area, nested, strict=True)
             if a > 0 and not inside]  # fmt: skip
+
+
+def one_onnx_thread() -> None:
+    """In a page worker: ONNX Runtime sessions made from now on (the layout model's) run on one
+    thread. The table pass runs one worker per core, and each session would otherwise start a
+    thread per core as well: twice as many busy threads as cores, spinning against each other."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return
+    options = ort.SessionOptions
+    if getattr(options, "one_thread", False):
+        return
+
+    def single(*args: Any, **kwargs: Any) -> Any:
+        made = options(*args, **kwargs)
+        made.intra_op_num_threads = 1
+        made.inter_op_num_threads = 1
+        return made
+
+    single.one_thread = True  # type: ignore[attr-defined]
+    ort.SessionOptions = single
