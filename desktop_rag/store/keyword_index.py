@@ -23,6 +23,7 @@ import os
 import shutil
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -50,6 +51,7 @@ FORMAT = {"format": 1, "tokens": "words-stopwords-snowball-1", "sparse": SPARSE_
 MANIFEST = "manifest.json"
 MAX_PARTS = 8
 SEGMENT_ROWS = 200_000  # a first build of a large library makes several segments
+ORPHAN_S = 600.0  # a segment folder no manifest names, this old, was left by a stopped sync
 INLINE_CHUNKS = 20_000  # more to index than this: a background sync, FTS5 meanwhile
 _ROWS = (
     "SELECT c.chunk_id, c.doc_id, f.text, f.title, f.heading, f.numbers FROM chunks c"
@@ -117,6 +119,9 @@ class DiskBm25Index:
             return self._state
         except TooMuchToIndex:
             pass
+        except Exception:  # FTS5 answers; the next search tries again
+            log.exception("bringing the keyword index in %s up to date failed", self.folder)
+            return None
         finally:
             self._syncing.release()
         self._start_background()
@@ -176,7 +181,11 @@ class DiskBm25Index:
                  (old.parts if old is not None else ())]  # fmt: skip
         parts = _merged([p for p in parts if p.dead_rows() < p.seg.size] + added)
         state = make_state(generation, parts)
-        self._save(state, old)
+        try:
+            self._save(state, old)
+        except OSError as exc:  # disk full, read-only: searched from memory in this process
+            log.warning("The keyword index could not be saved in %s (%s); this process keeps it "
+                        "in memory", self.folder, exc)  # fmt: skip
         return state
 
     def _index(self, rows: Iterator[tuple[str, ...]], revs: dict[str, int]) -> list[Part]:
@@ -210,10 +219,17 @@ class DiskBm25Index:
             tmp.write_text(json.dumps(manifest), encoding="utf-8")
             os.replace(tmp, self.folder / MANIFEST)
             kept = {p.name for p in state.parts}
-            before = ({p.name for p in old.parts} if old is not None else  # a first build:
-                      {p.name for p in self.folder.glob("seg-*")})  # what a damaged one left
-            for gone in before - kept:
-                shutil.rmtree(self.folder / gone, ignore_errors=True)
+            for gone in _unused(self.folder, kept, old):
+                shutil.rmtree(gone, ignore_errors=True)
+
+
+def _unused(folder: Path, kept: set[str], old: State | None) -> list[Path]:
+    """Segment folders no manifest will name: those merged away since `old`, what a damaged
+    index left (at a first build), and folders of a process stopped while it wrote them."""
+    before = {p.name for p in old.parts} if old is not None else set()
+    stale = time.time() - ORPHAN_S
+    return [path for path in folder.glob("seg-*") if path.name not in kept and (
+        path.name in before or old is None or path.stat().st_mtime < stale)]  # fmt: skip
 
 
 def _merged(parts: list[Part]) -> list[Part]:
