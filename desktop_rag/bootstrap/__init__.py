@@ -221,9 +221,9 @@ class AppContext:
     def _build_sparse(self) -> SparseIndex:
         if not self.settings.retrieval.bm25_in_memory:
             return self.catalog.sparse_index()
-        from desktop_rag.store.sparse_memory import MemoryBm25Index
+        from desktop_rag.store.keyword_index import DiskBm25Index
 
-        return MemoryBm25Index(self.catalog)
+        return DiskBm25Index(self.catalog, self.paths.data_dir / "keyword-index")
 
     def _build_vectors(self) -> VectorIndex:
         """Embedded: the persisted copy in front of Chroma, which opens only when needed."""
