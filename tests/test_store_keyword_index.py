@@ -16,7 +16,7 @@ import pytest
 
 from desktop_rag.domain import DocScope
 from desktop_rag.store import keyword_index
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 from desktop_rag.store.keyword_index import DiskBm25Index
 from desktop_rag.store.sparse_memory import MemoryBm25Index
 from tests.test_store_catalog import chunks, doc
@@ -78,7 +78,7 @@ def test_a_new_process_opens_it_without_indexing(catalog: Catalog, tmp_path: Pat
     index.warm()
     child = (
         "import json, sys; from pathlib import Path\n"
-        "from desktop_rag.store.catalog import Catalog\n"
+        "from desktop_rag.store.documents import Catalog\n"
         "from desktop_rag.store.keyword_index import DiskBm25Index\n"
         "d = Path(sys.argv[1]); i = DiskBm25Index(Catalog(d / 'catalog.sqlite3'), d / 'kw')\n"
         "hits = {q: i.search(q, 20) for q in sys.argv[2:]}\n"

@@ -31,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from desktop_rag.domain import EVERYWHERE, DocScope
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 from desktop_rag.store.keyword_marks import indexed_revisions
 from desktop_rag.store.keyword_segments import (
     DamagedSegment,
