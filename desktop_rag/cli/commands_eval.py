@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.cli import commands_eval_routes
+from desktop_rag.cli.eval_split import add_split
 from desktop_rag.cli.output import emit_json, emit_report, jsonl_records, open_services, say
 from desktop_rag.progress import ProgressEvent
 from desktop_rag.retrieval.pdfqa import DOCUMENT, LIBRARY
@@ -30,6 +31,7 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     pdfqa.add_argument("docs", metavar="DOCS_DIR")
     _common(pdfqa)
     pdfqa.add_argument("--rerank", default="none", help="re-ranker for the searches (default none)")
+    add_split(pdfqa)
     pdfqa.set_defaults(func=run_pdfqa)
     _register_answers(kinds)
     commands_eval_routes.register(kinds)
@@ -63,6 +65,7 @@ def _register_answers(kinds: Any) -> None:
         "--route", choices=("lookup", "summary", "exhaustive", "compare"), default=None,
         help="answer every question by this route (default: the router chooses)",
     )  # fmt: skip
+    add_split(answers)
     answers.set_defaults(func=run_answers)
 
 
@@ -113,12 +116,13 @@ def run_beir(args: argparse.Namespace) -> int:
 def run_pdfqa(args: argparse.Namespace) -> int:
     with open_services(args) as services:
         report = services.eval_pdfqa(
-            args.questions, args.docs, stderr_progress, _workdir(args), args.rerank
+            args.questions, args.docs, stderr_progress, _workdir(args), args.rerank, args.split
         )
     if args.json:
         emit_json(report)
         return 0
-    say(f"{report['documents']} documents, {report['questions']} answerable questions")
+    say(f"{report['documents']} documents, {report['questions']} answerable questions"
+        f" (split {report['split']})")  # fmt: skip
     columns = ["questions", "hit@1", "hit@5", "hit@10"]
     say("\nSearching the whole library (hybrid):")
     print_table(report["by_source"], columns)
@@ -151,7 +155,9 @@ def run_answers(args: argparse.Namespace) -> int:
 
     path = _records_path(args)
     with jsonl_records(path) as write, open_services(args) as services:
-        options = AnswerEvalOptions(args.limit, args.scope, write, args.sources, args.route)
+        options = AnswerEvalOptions(
+            args.limit, args.scope, write, args.sources, args.route, args.split
+        )
         report = services.eval_answers(
             args.questions, args.docs, answers_progress, _workdir(args), options
         )
@@ -165,6 +171,7 @@ def print_answers(report: dict[str, Any]) -> None:
     say(f"accuracy {r['accuracy']:.3f} (partial-credit score {r['score']:.3f}, F1 {r['f1']:.3f});"
         f" unanswerable refused: {r['refusal_rate_unanswerable']}")  # fmt: skip
     say(f"median time to first token {r['ttft_ms_p50']} ms, total {r['total_ms_p50']} ms")
+    print_splits(r.get("by_split", {}))
     columns = ["questions", "accuracy", "score", "refused"]
     for title, key in (("answer format", "by_format"), ("evidence source", "by_source")):
         say(f"\nBy {title}:")
@@ -172,6 +179,17 @@ def print_answers(report: dict[str, Any]) -> None:
     say("\nAnswerable questions by retrieval (refused = false refusals):")
     print_table(report["by_retrieval"], columns)
     say(f"\nrecords: {report['records']}")
+
+
+def print_splits(by_split: dict[str, dict[str, Any]]) -> None:
+    """Dev and test side by side: a gain that holds only on dev was tuned, not earned."""
+    if not by_split:
+        return
+    say("\nBy split (a hash of the question id; dev = tuned on, test = held out):")
+    for name, row in by_split.items():
+        refused = row.get("refusal_rate_unanswerable")
+        say(f"  {name:5} {row['questions']:>4} questions: accuracy {row['accuracy']:.3f}, "
+            f"score {row['score']:.3f}, unanswerable refused {refused}")  # fmt: skip
 
 
 def print_table(rows: dict[str, dict[str, float]], columns: list[str]) -> None:

@@ -29,6 +29,7 @@ from desktop_rag.services.library import LibraryService
 from desktop_rag.services.ports import Warmable
 from desktop_rag.services.rerankers import Rerankers
 from desktop_rag.services.search import SearchService
+from desktop_rag.splits import ALL, only, side_by_side
 
 if TYPE_CHECKING:
     from desktop_rag.retrieval.answer_eval import AnswerQuestion
@@ -102,6 +103,7 @@ class AnswerEvalOptions:
     on_record: Callable[[dict[str, Any]], None] = field(default=lambda _record: None)
     sources: tuple[str, ...] = ()  # only questions with one of these evidence sources (all: ())
     route: str | None = None  # every question by this route (None: the router chooses)
+    split: str = ALL  # dev, test or all (desktop_rag/splits.py: a hash of the question id)
 
 
 def _answer_sources(docs_dir: Path, items: Sequence[AnswerQuestion], scope: str) -> list[Path]:
@@ -257,14 +259,16 @@ class EvalService:
         progress: ProgressCallback = no_progress,
         workdir: Path | None = None,
         rerank: str = "none",
+        split: str = ALL,
     ) -> dict[str, Any]:
-        """Evidence-page hit@1/5/10 by evidence source, all documents in one library."""
+        """Evidence-page hit@1/5/10 by evidence source, all documents in one library; the
+        questions of one split (dev, test) or all."""
         from desktop_rag.retrieval import pdfqa
 
-        items = pdfqa.load_questions(Path(questions))
+        items = only(pdfqa.load_questions(Path(questions)), split, lambda q: q.qid)
         with self.eval_library([Path(docs_dir)], workdir, progress) as (services, ingested):
             report = _pdfqa_runs(services, items, rerank, progress)
-        return report | ingested
+        return report | ingested | {"split": split}
 
     def eval_answers(
         self,
@@ -281,10 +285,24 @@ class EvalService:
 
         opts = options or AnswerEvalOptions()
         every = answer_eval.load_answer_questions(Path(questions))
-        asked = answer_eval.of_sources(every, opts.sources)
+        asked = only(answer_eval.of_sources(every, opts.sources), opts.split, _qid)
         items = answer_eval.select(asked, opts.limit)
         model = self.ctx.engine.name  # loaded here, so the evaluation library shares it
         sources = _answer_sources(Path(docs_dir), items, opts.scope)
         with self.eval_library(sources, workdir, progress) as (services, ingested):
             records = _answer_runs(services, items, opts, progress)
-        return answer_eval.summarise(records) | ingested | {"scope": opts.scope, "model": model}
+        report = answer_eval.summarise(records) | ingested | {"scope": opts.scope, "model": model}
+        return report | {"split": opts.split, "by_split": side_by_side(records, split_summary)}
+
+
+def _qid(q: AnswerQuestion) -> str:
+    return q.base.qid
+
+
+def split_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The headline figures of one split (the dev and test columns of a report)."""
+    from desktop_rag.retrieval import answer_eval
+
+    full = answer_eval.summarise(records)
+    keys = ("questions", "answerable", "accuracy", "score", "f1", "refusal_rate_unanswerable")
+    return {k: full[k] for k in keys} | {"false_refusal_rate": full["false_refusal_rate"]}
