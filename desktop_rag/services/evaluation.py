@@ -104,6 +104,7 @@ class AnswerEvalOptions:
     sources: tuple[str, ...] = ()  # only questions with one of these evidence sources (all: ())
     route: str | None = None  # every question by this route (None: the router chooses)
     split: str = ALL  # dev, test or all (desktop_rag/splits.py: a hash of the question id)
+    rephrasings: Path | None = None  # also ask each question's rewordings in this file
 
 
 def _answer_sources(docs_dir: Path, items: Sequence[AnswerQuestion], scope: str) -> list[Path]:
@@ -287,12 +288,36 @@ class EvalService:
         every = answer_eval.load_answer_questions(Path(questions))
         asked = only(answer_eval.of_sources(every, opts.sources), opts.split, _qid)
         items = answer_eval.select(asked, opts.limit)
+        if opts.rephrasings is not None:
+            items = _with_rephrasings(items, opts.rephrasings)
         model = self.ctx.engine.name  # loaded here, so the evaluation library shares it
         sources = _answer_sources(Path(docs_dir), items, opts.scope)
         with self.eval_library(sources, workdir, progress) as (services, ingested):
             records = _answer_runs(services, items, opts, progress)
         report = answer_eval.summarise(records) | ingested | {"scope": opts.scope, "model": model}
-        return report | {"split": opts.split, "by_split": side_by_side(records, split_summary)}
+        report |= {"split": opts.split, "by_split": side_by_side(records, split_summary)}
+        if opts.rephrasings is not None:
+            from desktop_rag.routes.rephrase_eval import answers_report
+
+            report["rephrased"] = answers_report(records)
+        return report
+
+
+def _with_rephrasings(items: Sequence[AnswerQuestion], path: Path) -> list[AnswerQuestion]:
+    """Each question that has rewordings, followed by them (same gold, id "<id>~rN"); a
+    question without any is left out, so originals and rewordings are compared like for like."""
+    from dataclasses import replace
+
+    from desktop_rag.routes.rephrase_eval import by_original, load_rephrasings
+
+    reworded = by_original(load_rephrasings(path))
+    out: list[AnswerQuestion] = []
+    for q in items:
+        if q.base.qid in reworded:
+            out.append(q)
+            out += [replace(q, base=replace(q.base, qid=r.id, question=r.question))
+                    for r in reworded[q.base.qid]]  # fmt: skip
+    return out
 
 
 def _qid(q: AnswerQuestion) -> str:
