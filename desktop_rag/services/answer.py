@@ -26,6 +26,7 @@ from desktop_rag.llm.calculations import check_calculations
 from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
 from desktop_rag.llm.citations import CitationChecker
 from desktop_rag.llm.rewrite import needs_rewrite, standalone_query
+from desktop_rag.llm.stated_value import stated_value
 from desktop_rag.llm.windows import tightened
 from desktop_rag.progress import CancelToken
 from desktop_rag.protocols import Generation
@@ -207,8 +208,10 @@ class AnswerService:
         note: str = "",
         compared: bool = False,
     ) -> Answer:
-        shape = formula_shape(question, query, compared)
         every = [*core.passages, *passages]
+        shape = formula_shape(question, query, compared)
+        if shape is not None and stated_value(query, every) is not None:
+            shape = None  # the sources state the value asked: quoted, not recomputed (issue 38)
         worked = worked_ratio(query, every, self.ctx.settings.llm.ratio_worksheet)
         messages = prompts.build_messages(core.passages, passages, query, shape, note, worked)
         gen_start, stages = time.perf_counter(), reporter_of(on_token)
