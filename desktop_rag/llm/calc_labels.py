@@ -144,8 +144,9 @@ def label_problems(
                             f"the question asks about {_years_text(named)}")  # fmt: skip
             continue
         wanted = definition if ratio else asked
-        words_ok = not wanted or any(content_stems(p.label) & wanted
-                                     for p in (in_period or places))  # fmt: skip
+        labels = [content_stems(p.label) for p in (in_period or places)]
+        # a label of no content word ("Total", "Other, net") says nothing either way
+        words_ok = not wanted or any(not stems or stems & wanted for stems in labels)
         shares.append(words_ok)
         if not words_ok and not ratio:
             label = (in_period or places)[0].label
