@@ -108,8 +108,9 @@ def cases_for(table: str, rows: list[Row], passages: list[str], rng: random.Rand
         out.append(("other year", False, sum_q,
                     f"{a.cells[before]} [1] + {b.cells[year]} [1] = {_fmt(wrong)}"))  # fmt: skip
     invented = (_value(a.cells[year]) * Decimal("1.07")).quantize(Decimal(1))
+    made_up = _fmt(invented + _value(b.cells[year]))
     out.append(("in no source", False, sum_q,
-                f"{invented:,} [1] + {b.cells[year]} [1] = {_fmt(invented + _value(b.cells[year]))}"))
+                f"{invented:,} [1] + {b.cells[year]} [1] = {made_up}"))  # fmt: skip
     digits = a.cells[year].split(",")
     if len(digits) > 2:
         rounded = ",".join(digits[:-1])
