@@ -127,9 +127,10 @@ def _print_counts(r: dict[str, Any]) -> None:
     for family, row in r["by_family"].items():
         say(f"  {family:10} {row['questions']:>3} questions: exact {row['exact']:.3f}, "
             f"all cited {row['all_cited']:.3f}, item recall {row['item_recall']:.3f}")  # fmt: skip
-    for name, row in r.get("by_split", {}).items():
-        say(f"  split {name:5} {row['questions']:>3} questions: exact {row['exact']:.3f}, "
-            f"all cited {row['all_cited']:.3f}")  # fmt: skip
+    for name, row in (r.get("by_split", {}) | r.get("rephrased", {})).items():
+        say(f"  {name:9} {row['questions']:>3} questions: exact {row['exact']:.3f}, "
+            f"all cited {row['all_cited']:.3f}, routed exhaustive "
+            f"{row['routed_exhaustive']}")  # fmt: skip
     say(f"records: {r['records']}")
 
 

@@ -83,8 +83,14 @@ class RouteEvalService:
             model = _model_name(lib)
         report = count_eval.summarise(records) | ingested
         splits = side_by_side(records, count_eval.summarise)
-        return report | {"scope": opts.scope, "model": model, "forced_route": opts.route,
-                         "split": opts.split, "by_split": splits}  # fmt: skip
+        report |= {"scope": opts.scope, "model": model, "forced_route": opts.route,
+                   "split": opts.split, "by_split": splits}  # fmt: skip
+        reworded = [r for r in records if "~" in str(r["id"])]
+        if reworded:  # a file from `python -m bench.rephrase_counts OUT`
+            originals = [r for r in records if "~" not in str(r["id"])]
+            report["rephrased"] = {"originals": count_eval.summarise(originals),
+                                   "rephrased": count_eval.summarise(reworded)}  # fmt: skip
+        return report
 
     def eval_summaries(
         self,
