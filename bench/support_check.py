@@ -6,7 +6,11 @@ the real embedder. Reported per split and per kind of change:
 - caught: altered claims (number, date, name, negation) flagged.
 The goal: at most 5% false flags, at least 80% caught.
 
-    .venv/bin/python -m bench.support_check [--split tune|held-out|all] [--threshold T]
+    .venv/bin/python -m bench.support_check [--split dev|test|tune|held-out|all] [--threshold T]
+
+`dev` / `test` is the rule every evaluation set shares (evaluation/splits.py) applied to the
+source sentence, so that the pairs made from one sentence stay on one side; `tune` / `held-out`
+is the set's own earlier half split, kept for the calibration test.
 """
 
 from __future__ import annotations
@@ -21,12 +25,15 @@ from typing import Any
 from desktop_rag.answering.citations import SUPPORT_THRESHOLD, CitationChecker
 from desktop_rag.domain import Chunk, DocKind, Passage
 from desktop_rag.domain.protocols import Embedder
+from desktop_rag.evaluation.splits import DEV, TEST, split_of
 
 PAIRS = Path(__file__).resolve().parents[1] / "tests" / "data" / "support_pairs.jsonl"
 
 
 def load_pairs(path: Path = PAIRS, split: str = "all") -> list[dict[str, Any]]:
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    if split in (DEV, TEST):
+        return [r for r in rows if split_of(r["source"]) == split]
     return [r for r in rows if split == "all" or r["split"] == split]
 
 
@@ -69,7 +76,8 @@ def evaluate(embedder: Embedder | None, split: str, threshold: float) -> dict[st
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", default="held-out", choices=("tune", "held-out", "all"))
+    splits = ("dev", "test", "tune", "held-out", "all")
+    parser.add_argument("--split", default="held-out", choices=splits)
     parser.add_argument("--threshold", type=float, default=SUPPORT_THRESHOLD)
     parser.add_argument("--no-embedder", action="store_true", help="word overlap only")
     args = parser.parse_args()

@@ -55,21 +55,27 @@ def test_inputs_found_in_their_cited_passages_are_computed_and_checked() -> None
     assert calc.describe() == f"Computed: {SUM} = 6,133,774 thousand (checked)"
 
 
-def test_an_input_its_cited_passage_lacks_is_not_computed() -> None:
+def test_an_input_cited_to_the_wrong_source_is_cited_where_it_is() -> None:
+    """Issue 38: the model numbered a source wrongly; the right sum was shown as "Not
+    computed: … is not in source 2 (it is in source 1)". Now it is computed, cited where the
+    number is, and the message says the citation was moved."""
     calc = _one("Calculation: 4,180,339 [2] + 1,953,435 [2] = 6,133,774")
-    assert calc.problem is CalculationProblem.INPUT_NOT_IN_SOURCES and not calc.checked
-    assert calc.result is None and calc.result_text == "" and calc.agrees is None
-    assert [i.found for i in calc.inputs] == [False, True]
-    assert calc.message == "4,180,339 is not in source 2 (it is in source 1)"
-    assert calc.describe().startswith("Not computed: 4,180,339 [2] + 1,953,435 [2] (")
+    assert calc.checked and calc.result_text == "6,133,774 thousand" and calc.agrees is True
+    assert [i.found_in for i in calc.inputs] == [(1,), (2,)]
+    assert calc.formula == "4,180,339 [1]* + 1,953,435 [2]"
+    assert calc.message == (
+        "every input is in a source; 4,180,339 is in source 1, not source 2 as cited"
+    )
+    assert calc.describe().startswith("Computed: 4,180,339 [1]* + 1,953,435 [2] = 6,133,774")
 
 
 def test_a_number_rounded_by_the_model_or_a_missing_passage_is_not_found() -> None:
     rounded = _one("Calculation: 4,180 [1] + 1,953 [2] = 6,133")
     assert rounded.problem is CalculationProblem.INPUT_NOT_IN_SOURCES
     assert rounded.message == "4,180 is not in source 1; 1,953 is not in source 2"
-    absent = _one("Calculation: 4,180,339 [9] + 1,953,435 [2] = 6,133,774")
+    absent = _one("Calculation: 4,180,339 [9] + 2,000,000 [2] = 6,180,339")
     assert absent.problem is CalculationProblem.INPUT_NOT_IN_SOURCES
+    assert absent.message == "2,000,000 is not in source 2"
 
 
 def test_an_uncited_input_is_looked_for_in_every_passage() -> None:

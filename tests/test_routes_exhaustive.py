@@ -119,10 +119,25 @@ def test_a_condition_only_the_dates_tell_is_judged_line_by_line(library: Library
     assert answer.route.details["model_calls"] == -(-judged // 12)
 
 
-def test_the_judge_budget_says_at_least(library: Library) -> None:
+def test_by_default_every_candidate_is_judged(library: Library) -> None:
     engine = _engine(library)
     engine.rule = paid_late
-    answer, q = _ask(library, "invoice-register-1-q1")  # more candidates than the budget
+    answer, q = _ask(library, "invoice-register-1-q1")  # more candidates than 96
+    details = answer.route.details
+    assert details["undecided"] == 0 and details["judged"] == details["candidates"] > 96
+    assert answer.route.count == q.count and "at least" not in answer.answer.splitlines()[0]
+
+
+def test_a_judge_budget_says_at_least(library: Library) -> None:
+    services, questions, ids, _ = library
+    engine = _engine(library)
+    engine.rule = paid_late
+    q = questions["invoice-register-1-q1"]
+    route = exhaustive_route(services.ctx, ExhaustiveSettings(max_judged=96))
+    info = RouteInfo(RouteName.EXHAUSTIVE, RouteName.EXHAUSTIVE, "test")
+    request = RouteRequest(q.question, q.question, "chat", info,
+                           DocScope(only=frozenset({ids[q.doc]})))  # fmt: skip
+    answer = route.answer(request)
     undecided = answer.route.details["undecided"]
     assert undecided > 0 and answer.route.details["judged"] == 96
     assert "at least" in answer.answer.splitlines()[0]

@@ -141,8 +141,10 @@ def test_the_headline_states_the_number_and_what_was_read() -> None:
 
 
 def test_router_accuracy_on_the_labelled_set() -> None:
-    """The dev split is what the rules were tuned on; the test split was held out of that."""
+    """The file's own dev split is what the rules were tuned on, its test split was held out of
+    that; the hash split (evaluation/splits.py) every evaluation set shares holds too."""
     report = route_eval.evaluate(route_eval.load_labelled(LABELLED))
     assert report["questions"] >= 100
-    assert report["by_split"]["dev"]["accuracy"] == 1.0
-    assert report["by_split"]["test"]["accuracy"] >= 0.9
+    assert report["by_file_split"]["dev"]["accuracy"] == 1.0
+    assert report["by_file_split"]["test"]["accuracy"] >= 0.9
+    assert min(row["accuracy"] for row in report["by_split"].values()) >= 0.9

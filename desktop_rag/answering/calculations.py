@@ -4,9 +4,15 @@ A small model copies numbers well and does arithmetic badly, so the answer promp
 the formula over the numbers it cites (prompts.CALCULATION_REQUEST) and the app computes it with the
 whitelist evaluator (calculator.evaluate, no `eval`). A formula is only as good as its inputs, so:
 
-- An input with citations must appear in a passage it cites. One without citations must appear in
-  some passage given to the model: small models often drop a marker, and a number printed in the
-  sources is citable; the passages that print it are recorded (`found_in`, shown as "[2]*").
+- An input must appear in a passage given to the model. One with citations is looked for in the
+  passages it cites first; when they lack it but another given passage prints it, the model
+  numbered the source wrongly: the input is accepted and cited where it is ("[1]*"), and the
+  message says so. One without citations: small models often drop a marker, and a number
+  printed in the sources is citable; the passages that print it are recorded (`found_in`,
+  shown as "[2]*").
+- An input found must also say what the question asks (llm/calc_labels.py: its row or sentence
+  shares the question's words, its year column is a year asked): else the result is computed
+  and shown with the warning label_mismatch.
 - Numbers are compared as values, not text ("4,180,339" is "4180339"; "4.180" is "4.18"), without
   their sign (a loss printed "(1,577)" is subtracted as 1,577), as printed or multiplied by the
   passage's unit (numbers.unit_scale: 4,180,339,000 matches a table "in thousands" printing
@@ -30,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from decimal import Decimal
 
+from desktop_rag.answering.calc_labels import label_problems
 from desktop_rag.answering.calc_questions import asks_percent, requested_decimals
 from desktop_rag.answering.calculator import Calculation, CalculationError, CitedInput, evaluate
 from desktop_rag.answering.calculator import find_calculations as find_calculation_lines
@@ -67,8 +74,26 @@ def check_calculations(
     sources = {p.n: _numbers_in(p.text) for p in passages}
     checked: list[CheckedCalculation] = []
     for calc in find_calculation_lines(text):
-        checked.append(_check(calc, sources, question, checked))
+        checked.append(_labels_checked(_check(calc, sources, question, checked), passages,
+                                       question))  # fmt: skip
     return tuple(checked)
+
+
+def _labels_checked(
+    calc: CheckedCalculation, passages: Sequence[Passage], question: str
+) -> CheckedCalculation:
+    """A computed calculation whose inputs' labels or periods do not match the question keeps
+    its result, with the warning label_mismatch (llm/calc_labels.py)."""
+    if calc.result is None or not question:
+        return calc
+    from desktop_rag.answering.ratio_worksheet import asked_ratio, needed_lines
+
+    ratio = asked_ratio(question)
+    defined = [name for name, _ in needed_lines(ratio)] if ratio is not None else []
+    problems = label_problems(question, calc.expression, calc.inputs, passages, defined)
+    if not problems:
+        return calc
+    return replace(calc, problem=CalculationProblem.LABEL_MISMATCH, message="; ".join(problems))
 
 
 def _numbers_in(text: str) -> tuple[frozenset[Decimal], Decimal]:
@@ -100,9 +125,20 @@ def _check(
         problem, message = CalculationProblem.STATED_RESULT_WRONG, (
             f"the answer says {calc.stated}; the sources' numbers give {text}")
     else:
-        problem, message = CalculationProblem.OK, "every input is in its source"
+        problem, message = CalculationProblem.OK, _recited(calc, inputs)
     return CheckedCalculation(calc.expression, formula, inputs, result, text, calc.stated, agreed,
                               problem, message, calc.line, float(scale))  # fmt: skip
+
+
+def _recited(calc: Calculation, inputs: Sequence[CheckedInput]) -> str:
+    """"every input is in its source", or which inputs were cited to a source that lacks them
+    and are cited where they are instead."""
+    moved = [f"{i.text} is in {_sources(i.found_in)}, not {_sources(c.citations)} as cited"
+             for c, i in zip(_aligned(calc), inputs, strict=True)
+             if c.citations and not i.citations and i.found_in]  # fmt: skip
+    if not moved:
+        return "every input is in its source"
+    return "every input is in a source; " + "; ".join(dict.fromkeys(moved))
 
 
 def _final_result(calc: Calculation) -> Calculation:
@@ -140,6 +176,9 @@ def _check_input(
     if constant and not cited.citations:
         wanted = []  # the 100 of a percentage is not looked up (it is in every report)
     found = [(n, unit) for n in wanted if n in sources and (unit := _unit(value, sources[n]))]
+    if cited.citations and not found and not constant:  # a wrong source number: cited where it is
+        found = [(n, unit) for n in sources if (unit := _unit(value, sources[n]))]
+        cited = CitedInput(cited.number, ()) if found else cited
     scales = {unit for _, unit in found}
     scale = float(scales.pop()) if len(scales) == 1 else 1.0
     if not found and not constant and (step := _step(cited.number, earlier)) is not None:

@@ -32,6 +32,7 @@ from desktop_rag.answering.citations import CitationChecker
 from desktop_rag.answering.draft import CoreContext, Draft
 from desktop_rag.answering.ratio_worksheet import worksheet
 from desktop_rag.answering.stages import StageReporter, reporter_of
+from desktop_rag.answering.stated_value import stated_value
 from desktop_rag.answering.table_reading import NOTE as TABLE_NOTE
 from desktop_rag.answering.table_reading import cell_answer, read_cell
 from desktop_rag.answering.timings import generation_timings, since
@@ -64,14 +65,17 @@ class PostStep(Protocol):
 
 
 class PromptStep:
-    """The prompt: a formula's shape when the question asks for arithmetic, or the ratio the
-    app worked out from the sources' tables (when `ratio_worksheet` is on)."""
+    """The prompt: a formula's shape when the question asks for arithmetic and the sources do
+    not state the value asked, or the ratio the app worked out from the sources' tables (when
+    `ratio_worksheet` is on)."""
 
     def __init__(self, ratio_worksheet: bool) -> None:
         self.ratio_worksheet = ratio_worksheet
 
     def run(self, draft: Draft) -> tuple[Draft, list[ChatMessage]]:
         shape = formula_shape(draft.question, draft.query, draft.compared)
+        if shape is not None and stated_value(draft.query, draft.every) is not None:
+            shape = None  # the sources state the value asked: quoted, not recomputed
         worked = worksheet(draft.query, draft.every) if self.ratio_worksheet else None
         draft = dataclasses.replace(draft, shape=shape, worked=worked)
         messages = prompts.build_messages(

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.cli import commands_eval_routes
+from desktop_rag.cli import commands_eval_decisions, commands_eval_routes
+from desktop_rag.cli.eval_split import add_split
 from desktop_rag.cli.output import emit_json, emit_report, jsonl_records, open_services, say
 from desktop_rag.domain.progress import ProgressEvent
 from desktop_rag.evaluation import Evaluations
@@ -31,9 +32,11 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
     pdfqa.add_argument("docs", metavar="DOCS_DIR")
     _common(pdfqa)
     pdfqa.add_argument("--rerank", default="none", help="re-ranker for the searches (default none)")
+    add_split(pdfqa)
     pdfqa.set_defaults(func=run_pdfqa)
     _register_answers(kinds)
     commands_eval_routes.register(kinds)
+    commands_eval_decisions.register(kinds)
 
 
 def _register_answers(kinds: Any) -> None:
@@ -63,6 +66,12 @@ def _register_answers(kinds: Any) -> None:
     answers.add_argument(
         "--route", choices=("lookup", "summary", "exhaustive", "compare"), default=None,
         help="answer every question by this route (default: the router chooses)",
+    )  # fmt: skip
+    add_split(answers)
+    answers.add_argument(
+        "--rephrased", nargs="?", const="bench/data/rephrasings.jsonl", metavar="FILE",
+        help="ask only questions that have rewordings, each with them (default file "
+        "bench/data/rephrasings.jsonl); report originals and rewordings side by side",
     )  # fmt: skip
     answers.set_defaults(func=run_answers)
 
@@ -115,12 +124,13 @@ def run_beir(args: argparse.Namespace) -> int:
 def run_pdfqa(args: argparse.Namespace) -> int:
     with open_services(args) as services:
         report = Evaluations(services).eval_pdfqa(
-            args.questions, args.docs, stderr_progress, _workdir(args), args.rerank
+            args.questions, args.docs, stderr_progress, _workdir(args), args.rerank, args.split
         )
     if args.json:
         emit_json(report)
         return 0
-    say(f"{report['documents']} documents, {report['questions']} answerable questions")
+    say(f"{report['documents']} documents, {report['questions']} answerable questions"
+        f" (split {report['split']})")  # fmt: skip
     columns = ["questions", "hit@1", "hit@5", "hit@10"]
     say("\nSearching the whole library (hybrid):")
     print_table(report["by_source"], columns)
@@ -153,7 +163,10 @@ def run_answers(args: argparse.Namespace) -> int:
 
     path = _records_path(args)
     with jsonl_records(path) as write, open_services(args) as services:
-        options = AnswerEvalOptions(args.limit, args.scope, write, args.sources, args.route)
+        rephrased = Path(args.rephrased) if args.rephrased else None
+        options = AnswerEvalOptions(
+            args.limit, args.scope, write, args.sources, args.route, args.split, rephrased
+        )
         report = Evaluations(services).eval_answers(
             args.questions, args.docs, answers_progress, _workdir(args), options
         )
@@ -167,6 +180,8 @@ def print_answers(report: dict[str, Any]) -> None:
     say(f"accuracy {r['accuracy']:.3f} (partial-credit score {r['score']:.3f}, F1 {r['f1']:.3f});"
         f" unanswerable refused: {r['refusal_rate_unanswerable']}")  # fmt: skip
     say(f"median time to first token {r['ttft_ms_p50']} ms, total {r['total_ms_p50']} ms")
+    print_splits(r.get("by_split", {}))
+    print_rephrased(r.get("rephrased", {}))
     columns = ["questions", "accuracy", "score", "refused"]
     for title, key in (("answer format", "by_format"), ("evidence source", "by_source")):
         say(f"\nBy {title}:")
@@ -174,6 +189,30 @@ def print_answers(report: dict[str, Any]) -> None:
     say("\nAnswerable questions by retrieval (refused = false refusals):")
     print_table(report["by_retrieval"], columns)
     say(f"\nrecords: {report['records']}")
+
+
+def print_splits(by_split: dict[str, dict[str, Any]]) -> None:
+    """Dev and test side by side: a gain that holds only on dev was tuned, not earned."""
+    if not by_split:
+        return
+    say("\nBy split (a hash of the question id; dev = tuned on, test = held out):")
+    for name, row in by_split.items():
+        refused = row.get("refusal_rate_unanswerable")
+        say(f"  {name:5} {row['questions']:>4} questions: accuracy {row['accuracy']:.3f}, "
+            f"score {row['score']:.3f}, unanswerable refused {refused}")  # fmt: skip
+
+
+def print_rephrased(by_split: dict[str, dict[str, Any]]) -> None:
+    """Originals and their rewordings: accuracy, and how often the outcome, route and
+    calculation decision stayed the same."""
+    if by_split:
+        say("\nOriginals against their rewordings:")
+    for name, row in by_split.items():
+        o, r = row["originals"], row["rephrased"]
+        say(f"  {name:5} originals {o['questions']} accuracy {o['accuracy']}, refused "
+            f"{o['refused']}; rewordings {r['questions']} accuracy {r['accuracy']}, refused "
+            f"{r['refused']}; same outcome {row['outcome_same']}, same route "
+            f"{row['route_same']}, same calculation decision {row['calculation_same']}")
 
 
 def print_table(rows: dict[str, dict[str, float]], columns: list[str]) -> None:

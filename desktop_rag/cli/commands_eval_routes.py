@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.cli.eval_split import add_split
 from desktop_rag.cli.output import emit_json, emit_report, jsonl_records, open_services, say
 from desktop_rag.domain.progress import ProgressEvent
 from desktop_rag.evaluation import Evaluations
@@ -25,6 +26,7 @@ def register(kinds: Any) -> None:  # argparse's _SubParsersAction is private
                         help="one {question, route, split} per line "
                         "(bench/data/route_questions.jsonl)")  # fmt: skip
     routes.add_argument("--json", action="store_true", help="print one JSON document")
+    add_split(routes)
     routes.set_defaults(func=run_routes)
     counts = kinds.add_parser(
         "counts", help="lists and counts over documents with known counts: exact counts, items "
@@ -44,6 +46,7 @@ def register(kinds: Any) -> None:  # argparse's _SubParsersAction is private
     counts.add_argument("--route", choices=ROUTES, help="force a route (default: the router's)")
     counts.add_argument("--out", metavar="FILE",
                         help="per-question records (default counts-eval.jsonl here)")  # fmt: skip
+    add_split(counts)
     counts.set_defaults(func=run_counts)
     _register_summaries(kinds)
 
@@ -73,13 +76,17 @@ def _register_summaries(kinds: Any) -> None:
 
 def run_routes(args: argparse.Namespace) -> int:
     with open_services(args) as services:
-        report = Evaluations(services).eval_routes(args.questions)
+        report = Evaluations(services).eval_routes(args.questions, args.split)
     if args.json:
         emit_json(report)
         return 0
-    say(f"{report['questions']} labelled questions: accuracy {report['accuracy']:.3f}")
+    say(f"{report['questions']} labelled questions (split {args.split}): "
+        f"accuracy {report['accuracy']:.3f}")  # fmt: skip
     for split, row in report["by_split"].items():
         say(f"  {split:5} {row['questions']:>4} questions, accuracy {row['accuracy']:.3f}")
+    for split, row in report.get("by_file_split", {}).items():
+        say(f"  as the file labels it, {split:5} {row['questions']:>4} questions, "
+            f"accuracy {row['accuracy']:.3f}")  # fmt: skip
     for name, row in report["by_route"].items():
         say(f"  {name:18} {row['questions']:>4} questions, accuracy {row['accuracy']:.3f}")
     say(f"router time per question: median {report['router_ms_p50']} ms, "
@@ -102,7 +109,7 @@ def run_counts(args: argparse.Namespace) -> int:
     path = Path(args.out).expanduser() if args.out else Path.cwd() / "counts-eval.jsonl"
     workdir = Path(args.workdir).expanduser().resolve() if args.workdir else None
     with jsonl_records(path) as write, open_services(args) as services:
-        options = CountEvalOptions(args.limit, args.scope, args.route, write)
+        options = CountEvalOptions(args.limit, args.scope, args.route, write, args.split)
         evaluations = Evaluations(services)
         report = evaluations.eval_counts(args.questions, args.docs, _progress, workdir, options)
     return emit_report(report, path, args.json, _print_counts)
@@ -122,6 +129,10 @@ def _print_counts(r: dict[str, Any]) -> None:
     for family, row in r["by_family"].items():
         say(f"  {family:10} {row['questions']:>3} questions: exact {row['exact']:.3f}, "
             f"all cited {row['all_cited']:.3f}, item recall {row['item_recall']:.3f}")  # fmt: skip
+    for name, row in (r.get("by_split", {}) | r.get("rephrased", {})).items():
+        say(f"  {name:9} {row['questions']:>3} questions: exact {row['exact']:.3f}, "
+            f"all cited {row['all_cited']:.3f}, routed exhaustive "
+            f"{row['routed_exhaustive']}")  # fmt: skip
     say(f"records: {r['records']}")
 
 

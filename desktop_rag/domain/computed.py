@@ -23,6 +23,8 @@ class CalculationProblem(StrEnum):
     INPUT_NOT_IN_SOURCES = "input_not_in_sources"  # not computed: a number its source lacks
     STATED_RESULT_WRONG = "stated_result_wrong"  # computed; the model's own result disagrees
     NOT_COMPUTABLE = "not_computable"  # the formula is not arithmetic the calculator accepts
+    # computed; an input's row, column or period is not what the question asks (calc_labels)
+    LABEL_MISMATCH = "label_mismatch"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,8 @@ class CheckedCalculation:
         if self.problem is CalculationProblem.STATED_RESULT_WRONG:
             return f"Computed: {self.formula}: the answer says {self.stated}; " \
                    f"computed {self.result_text}"  # fmt: skip
+        if self.problem is CalculationProblem.LABEL_MISMATCH:
+            return f"Computed: {self.formula} = {self.result_text}, but {self.message}"
         return f"Not computed: {self.formula} ({self.message})"
 
     def to_record(self) -> dict[str, Any]:

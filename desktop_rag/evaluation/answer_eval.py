@@ -119,6 +119,7 @@ def record(q: AnswerQuestion, answer: Answer) -> dict[str, Any]:
     score = score_answer(q.gold, q.fmt, answer.answer, answer.refused)
     return {
         "id": q.base.qid,
+        "original": q.base.qid.split("~", 1)[0] if "~" in q.base.qid else None,
         "doc": q.base.doc,
         "question": q.base.question,
         "gold": q.gold,

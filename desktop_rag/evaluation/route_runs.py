@@ -15,6 +15,7 @@ from desktop_rag.domain.progress import ProgressCallback, ProgressEvent, no_prog
 from desktop_rag.evaluation import count_eval, route_eval
 from desktop_rag.evaluation.pdfqa import DOCUMENT
 from desktop_rag.evaluation.runs import EvalLibrary, EvalService
+from desktop_rag.evaluation.splits import ALL, only, side_by_side
 from desktop_rag.evaluation.summary_runs import SummaryEvalOptions, summary_runs
 
 
@@ -24,6 +25,7 @@ class CountEvalOptions:
     scope: str = DOCUMENT  # each question asked of its own document, or of the whole library
     route: str | None = None  # force a route (None: the router decides, as for a user)
     on_record: Callable[[dict[str, Any]], None] = field(default=lambda _record: None)
+    split: str = ALL  # dev, test or all (evaluation/splits.py: a hash of the question id)
 
 
 def _count_runs(
@@ -57,10 +59,10 @@ class RouteEvalService:
     def __init__(self, evaluation: EvalService) -> None:
         self.evaluation = evaluation
 
-    def eval_routes(self, questions: str | Path) -> dict[str, Any]:
+    def eval_routes(self, questions: str | Path, split: str = ALL) -> dict[str, Any]:
         """Router accuracy per split (dev: tuned on; test: held out) and its cost."""
-        items = route_eval.load_labelled(Path(questions))
-        return route_eval.evaluate(items) | {"file": str(questions)}
+        items = only(route_eval.load_labelled(Path(questions)), split, lambda q: q.id)
+        return route_eval.evaluate(items) | {"file": str(questions), "split": split}
 
     def eval_counts(
         self,
@@ -73,13 +75,22 @@ class RouteEvalService:
         """Count exactness and item-page citation over generated documents with known counts
         (`python -m bench.count_docs OUT`); only the questions' documents are ingested."""
         opts = options or CountEvalOptions()
-        items = count_eval.load_count_questions(Path(questions))[: opts.limit]
+        every = count_eval.load_count_questions(Path(questions))
+        items = only(every, opts.split, lambda q: q.id)[: opts.limit]
         files = sorted({Path(docs_dir) / q.doc for q in items})
         with self.evaluation.eval_library(files, workdir, progress) as (lib, ingested):
             records = _count_runs(lib, items, opts, progress)
             model = _model_name(lib)
         report = count_eval.summarise(records) | ingested
-        return report | {"scope": opts.scope, "model": model, "forced_route": opts.route}
+        splits = side_by_side(records, count_eval.summarise)
+        report |= {"scope": opts.scope, "model": model, "forced_route": opts.route,
+                   "split": opts.split, "by_split": splits}  # fmt: skip
+        reworded = [r for r in records if "~" in str(r["id"])]
+        if reworded:  # a file from `python -m bench.rephrase_counts OUT`
+            originals = [r for r in records if "~" not in str(r["id"])]
+            report["rephrased"] = {"originals": count_eval.summarise(originals),
+                                   "rephrased": count_eval.summarise(reworded)}  # fmt: skip
+        return report
 
     def eval_summaries(
         self,

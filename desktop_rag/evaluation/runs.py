@@ -22,6 +22,7 @@ from desktop_rag.domain.errors import DesktopRagError
 from desktop_rag.domain.progress import ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.domain.protocols import Reranker
 from desktop_rag.evaluation.pdfqa import DOCUMENT, LIBRARY
+from desktop_rag.evaluation.splits import ALL, only, side_by_side
 from desktop_rag.retrieval import rerank as rr
 from desktop_rag.services.answer import AnswerService
 from desktop_rag.services.core import CoreService
@@ -102,6 +103,8 @@ class AnswerEvalOptions:
     on_record: Callable[[dict[str, Any]], None] = field(default=lambda _record: None)
     sources: tuple[str, ...] = ()  # only questions with one of these evidence sources (all: ())
     route: str | None = None  # every question by this route (None: the router chooses)
+    split: str = ALL  # dev, test or all (evaluation/splits.py: a hash of the question id)
+    rephrasings: Path | None = None  # also ask each question's rewordings in this file
 
 
 def _answer_sources(docs_dir: Path, items: Sequence[AnswerQuestion], scope: str) -> list[Path]:
@@ -256,13 +259,15 @@ class EvalService:
         progress: ProgressCallback = no_progress,
         workdir: Path | None = None,
         rerank: str = "none",
+        split: str = ALL,
     ) -> dict[str, Any]:
-        """Evidence-page hit@1/5/10 by evidence source, all documents in one library."""
+        """Evidence-page hit@1/5/10 by evidence source, all documents in one library; the
+        questions of one split (dev, test) or all."""
         from desktop_rag.evaluation import pdfqa
-        items = pdfqa.load_questions(Path(questions))
+        items = only(pdfqa.load_questions(Path(questions)), split, lambda q: q.qid)
         with self.eval_library([Path(docs_dir)], workdir, progress) as (services, ingested):
             report = _pdfqa_runs(services, items, rerank, progress)
-        return report | ingested
+        return report | ingested | {"split": split}
 
     def eval_answers(
         self,
@@ -278,10 +283,47 @@ class EvalService:
         from desktop_rag.evaluation import answer_eval
         opts = options or AnswerEvalOptions()
         every = answer_eval.load_answer_questions(Path(questions))
-        asked = answer_eval.of_sources(every, opts.sources)
+        asked = only(answer_eval.of_sources(every, opts.sources), opts.split, _qid)
         items = answer_eval.select(asked, opts.limit)
+        if opts.rephrasings is not None:
+            items = _with_rephrasings(items, opts.rephrasings)
         model = self.ctx.engine.name  # loaded here, so the evaluation library shares it
         sources = _answer_sources(Path(docs_dir), items, opts.scope)
         with self.eval_library(sources, workdir, progress) as (services, ingested):
             records = _answer_runs(services, items, opts, progress)
-        return answer_eval.summarise(records) | ingested | {"scope": opts.scope, "model": model}
+        report = answer_eval.summarise(records) | ingested | {"scope": opts.scope, "model": model}
+        report |= {"split": opts.split, "by_split": side_by_side(records, split_summary)}
+        if opts.rephrasings is not None:
+            from desktop_rag.evaluation.rephrase_eval import answers_report
+
+            report["rephrased"] = answers_report(records)
+        return report
+
+
+def _with_rephrasings(items: Sequence[AnswerQuestion], path: Path) -> list[AnswerQuestion]:
+    """Each question that has rewordings, followed by them (same gold, id "<id>~rN"); a
+    question without any is left out, so originals and rewordings are compared like for like."""
+    from dataclasses import replace
+
+    from desktop_rag.evaluation.rephrase_eval import by_original, load_rephrasings
+
+    reworded = by_original(load_rephrasings(path))
+    out: list[AnswerQuestion] = []
+    for q in items:
+        if q.base.qid in reworded:
+            out.append(q)
+            out += [replace(q, base=replace(q.base, qid=r.id, question=r.question))
+                    for r in reworded[q.base.qid]]  # fmt: skip
+    return out
+
+
+def _qid(q: AnswerQuestion) -> str:
+    return q.base.qid
+
+
+def split_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The headline figures of one split (the dev and test columns of a report)."""
+    from desktop_rag.evaluation import answer_eval
+    full = answer_eval.summarise(records)
+    keys = ("questions", "answerable", "accuracy", "score", "f1", "refusal_rate_unanswerable")
+    return {k: full[k] for k in keys} | {"false_refusal_rate": full["false_refusal_rate"]}

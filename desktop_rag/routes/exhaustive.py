@@ -47,7 +47,9 @@ class Judge(Protocol):
 @dataclass(frozen=True, slots=True)
 class ExhaustiveSettings:
     list_limit: int = 25  # items written in the answer; the rest are "and N more" (all in JSON)
-    max_judged: int = 96  # candidates the model judges per question at most (8 calls of 12)
+    # candidates the model judges per question at most; None: all of them (a count must not
+    # come from a sample: the judge reports its progress batch by batch and can be cancelled)
+    max_judged: int | None = None
 
 
 @dataclass(slots=True)
@@ -182,7 +184,7 @@ class ExhaustiveRoute:
             return [], 0, ""
         if self.judge is None:
             return [], len(candidates), "no model to judge them"
-        asked = candidates[: self.settings.max_judged]
+        asked = candidates[: self.settings.max_judged]  # [:None]: all
         progress = _judging(request)
         progress(0, len(asked))
         verdicts = self.judge.judge(request.question, target.description,

@@ -6,6 +6,9 @@ every stem of the condition. A condition the text never states in those words ("
 where lines only give dates) cannot be decided by matching: then every item of the head is a
 candidate for the judge. A line that denies ("no outage was seen") is a candidate too. For
 "how many times is X mentioned" every occurrence of X (or of its identifier) is an item.
+When no item has every stem of the head ("incidents involved a forklift": no line says
+"involved"), every item sharing the question's words that the text states is a candidate
+(routes/content_words.py), so the judge sees all of them, not a sample.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from desktop_rag.routes.content_words import content_word_candidates
 from desktop_rag.routes.target import Mode, Target
 from desktop_rag.routes.units import ItemUnit
 from desktop_rag.text.words import has_identifier, negated, occurrences, stem_set
@@ -61,6 +65,10 @@ def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
         return _mentions(units, target)
     sets = [stem_set(u.text) for u in units]
     heads = _heads(units, sets, target)
+    if not heads and not target.identifiers:
+        shared, _ = content_word_candidates(units, sets, target)
+        return Matches(candidates=[units[i] for i in shared],
+                       decided={units[i].place for i in shared})  # fmt: skip
     out = Matches(decided={units[i].place for i in heads})
     chosen = heads
     if target.condition:

@@ -46,7 +46,7 @@ _COMPARE = (
 _EXHAUSTIVE = (
     ("mentions", r"\b(?:every|each|all) (?:mentions?|occurrences?|references?) (?:of|to)\b"),
     ("every-time", r"\b(?:every|each) time\b"),
-    ("how-many-times", r"\bhow many times\b"),
+    ("how-many-times", r"\bhow (?:many times|often)\b(?! (?:more|higher|larger|bigger))"),
     (
         "list-all",
         r"^(?:please |can you |could you )?(?:list|enumerate|name|itemi[sz]e|find|show"
@@ -59,7 +59,7 @@ _EXHAUSTIVE = (
     (
         "which-plural",
         r"^(?:in \w+ )?which (?:of the )?\w+(?:[^s\W]|[^su\W]s)s (?:were|are|have|had|"
-        r"did|do|got|received|need|must|remain)\b",
+        r"did|do|got|received|need|must|remain|\w{3,}ed)\b",
     ),
     (
         "which-does-document",

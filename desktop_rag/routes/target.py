@@ -37,7 +37,8 @@ _FILLER = re.compile(
     _I,
 )
 _MENTIONS = (
-    re.compile(r"how many times (?:is|was|are|were|does|did|has|have)? ?(?:the (?:word|name|term|"
+    re.compile(r"how (?:many times|often) (?:is|was|are|were|does|did|has|have)? ?"
+               r"(?:the (?:word|name|term|"
                r"phrase) )?(.+?) (?:mentioned|cited|referenced|named|appear\w*|occur\w*|used|"
                r"come up|referred to)\b", _I),
     re.compile(r"\b(?:every|each|all) (?:mentions?|occurrences?|references?) (?:of|to) (.+)", _I),

@@ -1,0 +1,166 @@
+"""Does each input of a calculation say what the question asks? A number found in a source is
+not enough: "44,738 + 30,024" for Netflix's total streaming revenue adds two membership counts
+that the 10-K prints, and a sum of the right rows of the wrong year is as wrong.
+
+Each input is looked up where its source prints it: a table row ("Revenues — 2015: $ 4,180,339
+| 2014: …") gives its row label and column label; a sentence gives the words before the
+number in it. Two things are checked, both from the question's own words, no list of terms:
+
+- the label: an amount added or subtracted is a quantity of the kind asked ("total streaming
+  revenue" is a sum of revenues), so each such input's label shares a content word with the
+  question; a ratio's inputs are other quantities (return on equity divides net income by
+  equity), so at least one of them must share a word, or a word of the statement lines the
+  ratio is defined by (`defined_by`, from the ratio worksheet's textbook definitions). Only
+  the question's words that the given passages use count: a question that says "it" or words
+  no source uses gives nothing to hold a label against, and is not judged on its words;
+- the period: when the question names years, an input printed under a year column is of a
+  year named, or of the year before one named when the formula subtracts or divides (a
+  change, an average balance); a plain sum takes the years named only.
+
+An input that fails is named with its label; the calculation is still computed and shown, with
+that warning (computed.CalculationProblem.LABEL_MISMATCH).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from desktop_rag.domain import CheckedInput, Passage
+from desktop_rag.text.numbers import NUMBER_PATTERN
+from desktop_rag.text.words import STOPWORDS, words
+
+_NUMBER = re.compile(NUMBER_PATTERN)
+_YEAR = re.compile(r"(?<![0-9])(?:FY ?|fiscal (?:year )?)?((?:19|20)[0-9]{2})(?![0-9])", re.I)
+_SHORT_FY = re.compile(r"\bFY ?([0-9]{2})\b", re.I)
+_ROW = " — "
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+|\n")
+# Words any figure's label may carry whatever it measures: they tell no quantity from another.
+_GENERIC = frozenset({"total", "net", "amount", "value", "number", "year", "fiscal", "fy",
+                      "end", "period", "ended", "consolidated", "in", "thousands", "millions",
+                      "billions", "usd", "dollars", "percent"})  # fmt: skip
+_CONTEXT_WORDS = 12  # words before a number in a sentence that label it
+
+
+@functools.cache
+def _stemmer() -> Any:
+    import Stemmer  # PyStemmer, as the BM25 index and the list route stem
+
+    return Stemmer.Stemmer("english")
+
+
+def content_stems(text: str) -> frozenset[str]:
+    """Stemmed words that can name a quantity: no stopwords, digits or generic words."""
+    kept = [w for w in words(text) if w not in STOPWORDS and w not in _GENERIC and w.isalpha()]
+    return frozenset(_stemmer().stemWords(kept))
+
+
+def years(text: str) -> frozenset[int]:
+    """The years a text names ("2015", "FY2021", "fiscal 2019", "FY21")."""
+    found = {int(m.group(1)) for m in _YEAR.finditer(text)}
+    found |= {2000 + int(m.group(1)) for m in _SHORT_FY.finditer(text)}
+    return frozenset(found)
+
+
+@dataclass(frozen=True, slots=True)
+class Printed:
+    """One place a source prints a number: the label of its row (or the words before it in its
+    sentence) and its column label ("" outside a table)."""
+
+    label: str
+    column: str
+
+
+def _value(text: str) -> Decimal | None:
+    try:
+        return Decimal(text.replace(",", ""))
+    except InvalidOperation:
+        return None
+
+
+def printed_at(value: float, scale: float, passage_text: str) -> list[Printed]:
+    """Where `passage_text` prints `value` (as written, or in the passage's unit)."""
+    wanted = {Decimal(str(value)).normalize()}
+    if scale != 1:
+        wanted.add((Decimal(str(value)) / Decimal(str(scale))).normalize())
+    out = []
+    for line in passage_text.splitlines():
+        for m in _NUMBER.finditer(line):
+            v = _value(m.group(0))
+            if v is not None and v.normalize() in wanted:
+                out.append(_labelled(line, m.start()))
+    return out
+
+
+def _labelled(line: str, at: int) -> Printed:
+    """A table row's label and the column of the cell at `at`; else the sentence's words
+    before the number."""
+    if _ROW in line[:at]:
+        label = line.partition(_ROW)[0]
+        cell = line[:at].rsplit("|", 1)[-1].rsplit(_ROW, 1)[-1]
+        column = cell.split(":", 1)[0] if ":" in cell else ""
+        return Printed(label.strip(), column.strip())
+    sentence = _SENTENCE_END.split(line[:at])[-1]
+    return Printed(" ".join(sentence.split()[-_CONTEXT_WORDS:]), "")
+
+
+def _operators(expression: str) -> set[str]:
+    ops = set(re.findall(r"(?<=[0-9)\s])[-−–+×*/÷](?=[\s(0-9$])", expression))
+    return {"-" if o in "−–" else "/" if o in "÷" else "*" if o == "×" else o for o in ops}
+
+
+def label_problems(
+    question: str,
+    expression: str,
+    inputs: Sequence[CheckedInput],
+    passages: Sequence[Passage],
+    defined_by: Iterable[str] = (),
+) -> list[str]:
+    """What is wrong with the inputs' labels and periods for `question` ([] when nothing)."""
+    used = content_stems("\n".join(p.text for p in passages))
+    asked = content_stems(question) & used
+    by_n = {p.n: p for p in passages}
+    ops = _operators(expression)
+    ratio = bool(ops & {"/", "*"})
+    named = years(question)
+    allowed = named | ({y - 1 for y in named} if ops & {"-", "/"} else set())
+    definition = asked | (content_stems(" ".join(defined_by)) & used)
+    problems: list[str] = []
+    shares: list[bool] = []
+    for item in inputs:
+        if item.constant or item.from_calculation is not None or not item.found_in:
+            continue
+        places = [p for n in item.found_in if n in by_n
+                  for p in printed_at(item.value, item.scale, by_n[n].text)]  # fmt: skip
+        if not places:
+            continue
+        in_period = [p for p in places if _period_ok(p, allowed)]
+        if named and not in_period:
+            problems.append(f"{item.text} is under {places[0].column or 'another period'}; "
+                            f"the question asks about {_years_text(named)}")  # fmt: skip
+            continue
+        wanted = definition if ratio else asked
+        labels = [content_stems(p.label) for p in (in_period or places)]
+        # a label of no content word ("Total", "Other, net") says nothing either way
+        words_ok = not wanted or any(not stems or stems & wanted for stems in labels)
+        shares.append(words_ok)
+        if not words_ok and not ratio:
+            label = (in_period or places)[0].label
+            problems.append(f"{item.text} is labelled \u201c{label}\u201d, not what the "
+                            "question asks")  # fmt: skip
+    if ratio and shares and not any(shares):
+        problems.append("no input is labelled with what the question asks")
+    return problems
+
+
+def _period_ok(place: Printed, allowed: set[int] | frozenset[int]) -> bool:
+    printed = years(place.column) or years(place.label)
+    return not printed or bool(printed & allowed)
+
+
+def _years_text(named: frozenset[int]) -> str:
+    return ", ".join(str(y) for y in sorted(named))

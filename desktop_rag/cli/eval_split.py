@@ -1,0 +1,16 @@
+"""The `--split` option every `eval` command shares (evaluation/splits.py: a hash of the id)."""
+
+from __future__ import annotations
+
+import argparse
+
+from desktop_rag.evaluation.splits import SPLITS
+
+
+def add_split(parser: argparse.ArgumentParser) -> None:
+    """`--split dev|test|all`: the questions of one side (default all, reported side by side)."""
+    parser.add_argument(
+        "--split", choices=SPLITS, default="all",
+        help="only the dev or the test questions (a hash of each id; default all, "
+        "reported side by side)",
+    )  # fmt: skip

@@ -1,0 +1,96 @@
+"""A check the user can trust (issue 38): inputs found in a source but labelled with another
+row or another year are flagged; right ones, however cited, are not."""
+
+from __future__ import annotations
+
+from desktop_rag.answering.calc_labels import Printed, content_stems, printed_at, years
+from desktop_rag.answering.calculations import check_calculations
+from desktop_rag.domain import CalculationProblem, CheckedCalculation, Chunk, DocKind, Passage
+
+# Rows as the table pass renders them (ingest/table_model): label — column: value | …
+SEGMENTS = (
+    "Segment results (in thousands)\n"
+    "Domestic streaming revenues — 2015: $ 4,180,339 | 2014: $ 3,431,434 | 2013: $ 2,751,375\n"
+    "International streaming revenues — 2015: $ 1,953,435 | 2014: $ 1,308,061\n"
+)
+MEMBERS = (
+    "Streaming memberships (in thousands)\n"
+    "Domestic paid memberships at end of period — 2015: 43,401 | 2014: 37,698\n"
+    "International paid memberships at end of period — 2015: 30,024 | 2014: 16,778\n"
+    "Total paid memberships at end of period — 2015: 44,738 | 2014: 39,114\n"
+)
+REPORT = "Revenue in 2023 grew to 4.2 million euros. Staff costs were 1.1 million euros."
+
+
+def _passage(n: int, text: str) -> Passage:
+    chunk = Chunk(f"c{n}", "d", "/10k.pdf", "Netflix 10-K", DocKind.PDF, text, n, (n,),
+                  (0, len(text)))  # fmt: skip
+    return Passage(n, chunk, text, 0.9)
+
+
+PASSAGES = [_passage(1, SEGMENTS), _passage(2, MEMBERS), _passage(3, REPORT)]
+
+
+def _one(line: str, question: str) -> CheckedCalculation:
+    (calc,) = check_calculations(line, PASSAGES, question)
+    return calc
+
+
+def test_the_right_sum_is_checked_however_it_is_cited() -> None:
+    question = "What was Netflix's total streaming revenue in 2015?"
+    right = _one("Calculation: 4,180,339 [1] + 1,953,435 [1] = 6,133,774", question)
+    assert right.checked, right.message
+    miscited = _one("Calculation: 4,180,339 [2] + 1,953,435 [2] = 6,133,774", question)
+    assert miscited.checked and miscited.formula == "4,180,339 [1]* + 1,953,435 [1]*"
+    assert "4,180,339 is in source 1, not source 2 as cited" in miscited.message
+
+
+def test_membership_counts_for_revenue_are_flagged() -> None:
+    """Issue 38: "(domestic plus international)" got 44,738 + 30,024 and the check said ok."""
+    question = "What was Netflix's total streaming revenue in 2015 (domestic plus international)?"
+    calc = _one("Calculation: 44,738 [2] + 30,024 [2] = 74,762", question)
+    assert calc.problem is CalculationProblem.LABEL_MISMATCH and not calc.checked
+    assert calc.result_text == "74,762 thousand"  # computed, shown with the warning
+    assert "paid memberships at end of period" in calc.message
+    assert calc.describe().startswith("Computed: 44,738 [2] + 30,024 [2] = 74,762 thousand, but")
+
+
+def test_a_year_not_asked_is_flagged_and_the_year_before_of_a_change_is_not() -> None:
+    total = "What was total streaming revenue in 2015?"
+    wrong_year = _one("Calculation: 3,431,434 [1] + 1,308,061 [1] = 4,739,495", total)
+    assert wrong_year.problem is CalculationProblem.LABEL_MISMATCH
+    assert "3,431,434 is under 2014; the question asks about 2015" in wrong_year.message
+    change = "How much did domestic streaming revenues grow in 2015?"
+    assert _one("Calculation: 4,180,339 [1] - 3,431,434 [1] = 748,905", change).checked
+
+
+def test_a_ratio_needs_one_input_labelled_as_asked() -> None:
+    share = "What share of paid memberships were international in 2015?"
+    assert _one("Calculation: 30,024 [2] / 44,738 [2] × 100 = 67.1%", share).checked
+    other = _one("Calculation: 1.1 [3] / 4.2 [3] × 100 = 26.2%",
+                 "What share of paid memberships were international?")  # fmt: skip
+    assert other.problem is CalculationProblem.LABEL_MISMATCH
+    assert other.message == "no input is labelled with what the question asks"
+    # a lenient rule: one shared word is enough ("international" revenues for memberships)
+    assert _one("Calculation: 1,953,435 [1] / 4,180,339 [1] × 100 = 46.7%", share).checked
+
+
+def test_an_invented_input_is_still_not_computed() -> None:
+    """Issue 38: "How much did revenue grow to in 2023?" got 4.2 - 3.8 with 3.8 invented."""
+    calc = _one("Calculation: 4.2 million euros - 3.8 million euros = 0.4 million euros",
+                "How much did revenue grow to in 2023?")  # fmt: skip
+    assert calc.problem is CalculationProblem.INPUT_NOT_IN_SOURCES
+    assert calc.message == "3.8 is in none of the sources"
+
+
+def test_a_vague_question_is_not_judged_on_its_words() -> None:
+    calc = _one("Calculation: 4,180,339 [1] - 3,431,434 [1] = 748,905", "How much did it grow?")
+    assert calc.checked
+
+
+def test_labels_and_years_are_read_where_the_number_is_printed() -> None:
+    assert printed_at(30024.0, 1.0, MEMBERS) == [
+        Printed("International paid memberships at end of period", "2015")]
+    assert printed_at(4.2, 1.0, REPORT) == [Printed("Revenue in 2023 grew to", "")]
+    assert years("FY2021 and fiscal 2019, FY18") == {2021, 2019, 2018}
+    assert content_stems("Total net revenue in 2015") == {"revenu"}

@@ -1,0 +1,87 @@
+"""The calculation decision from the evidence (issue 38): a value the sources state is quoted,
+not recomputed, whatever verb the question uses; a value they do not state still asks for the
+formula."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from answer_helpers import AnswerServices, add_document
+
+from desktop_rag.answering import prompts
+from desktop_rag.answering.stated_value import stated_value, value_words
+from desktop_rag.domain import Chunk, DocKind, Passage
+from desktop_rag.domain.fakes import FakeChatEngine
+
+REPORT = [
+    "Annual report 2023. The company sells garden furniture in three countries. Our staff "
+    "grew to 54 people and we opened a second warehouse.",
+    "Results. Revenue in 2023 grew to 4.2 million euros. Costs rose slightly, mostly for "
+    "transport.",
+]
+SEGMENTS = (
+    "Segment results (in thousands)\n"
+    "Domestic streaming revenues — 2015: $ 4,180,339 | 2014: $ 3,431,434\n"
+    "International streaming revenues — 2015: $ 1,953,435 | 2014: $ 1,308,061\n"
+    "Total current liabilities — 2015: $ 3,529,624 | 2014: $ 2,663,154"
+)
+
+
+def _passages(*texts: str) -> list[Passage]:
+    out = []
+    for n, text in enumerate(texts, start=1):
+        chunk = Chunk(f"c{n}", "d", "/r.pdf", "Report", DocKind.PDF, text, n, (n,),
+                      (0, len(text)))  # fmt: skip
+        out.append(Passage(n, chunk, text, 0.9))
+    return out
+
+
+def test_a_stated_value_is_found_whatever_the_verb() -> None:
+    given = _passages(*REPORT)
+    for question in ("How much did revenue grow to in 2023?", "What did revenue grow to in 2023?",
+                     "In 2023, revenue grew to how much?"):  # fmt: skip
+        found = stated_value(question, given)
+        assert found is not None and found.passage == 2, question
+        assert found.line == "Revenue in 2023 grew to 4.2 million euros."
+
+
+def test_a_change_between_years_or_a_total_of_parts_is_not_stated() -> None:
+    given = _passages(*REPORT)
+    assert stated_value("By how much did revenue grow from 2022 to 2023?", given) is None
+    assert stated_value("How much did revenue grow to in 2021?", given) is None  # another year
+    table = _passages(SEGMENTS)
+    assert stated_value("What was Netflix's total streaming revenue in 2015?", table) is None
+    assert stated_value("How much did domestic streaming revenues grow in 2015?", table) is None
+    stated = stated_value("What were total current liabilities in FY2015? Answer in thousands.",
+                          table)  # fmt: skip
+    assert stated is not None and stated.line.startswith("Total current liabilities")
+    parts = _passages("Streaming revenues in 2015 (in thousands): domestic streaming revenues "
+                      "$ 4,180,339 and international streaming revenues $ 1,953,435.")
+    question = "What was total streaming revenue in 2015, domestic and international?"
+    assert stated_value(question, parts) is None
+
+
+def test_names_of_the_subject_and_instructions_are_not_value_words() -> None:
+    table = _passages(SEGMENTS)
+    words = value_words("What were Netflix's total current liabilities in 2015? Round it.", table)
+    assert words == {"current", "liabil"}
+
+
+def test_the_issues_report_gets_no_calculation_request(fake_context: Any) -> None:
+    """Issue 38: "How much did revenue grow to in 2023?" asked for a change, and the model
+    wrote 4.2 - 3.8 over an invented 3.8. The report states the value: no request now."""
+    engine = FakeChatEngine("Revenue grew to 4.2 million euros in 2023 [2].")
+    fake_context.provide(engine=engine)
+    add_document(fake_context, "/lib/report.pdf", "Annual report", REPORT)
+    answer = AnswerServices(fake_context).ask("How much did revenue grow to in 2023?")
+    assert "Calculation:" not in engine.prompts[0][-1].content
+    assert prompts.CALCULATION_REQUEST.split(":")[0] not in engine.prompts[0][-1].content
+    assert answer.calculations == () and "4.2 million" in answer.answer
+
+
+def test_a_change_the_report_does_not_state_still_asks_for_the_formula(fake_context: Any) -> None:
+    engine = FakeChatEngine("The documents do not contain this information.")
+    fake_context.provide(engine=engine)
+    add_document(fake_context, "/lib/report.pdf", "Annual report", REPORT)
+    AnswerServices(fake_context).ask("By how much did revenue grow from 2022 to 2023?")
+    assert "Calculation:" in engine.prompts[0][-1].content
