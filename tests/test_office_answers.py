@@ -8,6 +8,7 @@ citation names, and the exact counts of the exhaustive route (a judge that says 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -15,8 +16,11 @@ from typing import Any
 
 import pytest
 
+from desktop_rag.cli import main
 from desktop_rag.config import Settings
 from desktop_rag.domain import Answer, DocScope, RouteName
+from desktop_rag.ingest.office import EVERYDAY_SUFFIXES
+from desktop_rag.places import TEXTUAL
 from desktop_rag.protocols import ChatMessage, TokenCallback
 from desktop_rag.services import Services
 from desktop_rag.testing import FakeChatEngine
@@ -134,6 +138,25 @@ def test_counts_over_e_mails_count_each_message_once(library: tuple[Services, Pa
     assert every.route.handled_by is RouteName.EXHAUSTIVE and every.route.count == 2
     about = _ask(library, "List every e-mail from Anna Berg about the lease.", "")
     assert about.route.count == 1 and "Lease renewal" in about.items[0].text
+
+
+def test_ask_json_names_the_cited_sheet_and_cells(
+    library: tuple[Services, Path], capsys: Any
+) -> None:
+    _, folder = library
+    code = main(["--data-dir", str(folder.parent / "lib"), "--profile", "tiny", "ask",
+                 "List every item in the food category.",
+                 "--doc", str(folder / "budget.xlsx"), "--route", "exhaustive", "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err[-2000:]
+    out = json.loads(captured.out)
+    assert out["count"] == 3
+    assert [c["place"] for c in out["citations"]] == ["sheet Budget, cells A4:D4"]  # one chunk
+    assert [i["text"].split(" — ")[0] for i in out["items"]] == ["A4:D4", "A7:D7", "A10:D10"]
+
+
+def test_places_know_every_type_the_loaders_read_without_pages() -> None:
+    assert TEXTUAL == EVERYDAY_SUFFIXES
 
 
 def test_removing_a_message_removes_its_attachment(library: tuple[Services, Path]) -> None:
