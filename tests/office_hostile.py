@@ -70,9 +70,26 @@ def _lying_sizes(path: Path) -> None:
 def _deep_xml(source: Path, target: Path, member: str, depth: int = 5000) -> None:
     with zipfile.ZipFile(source) as z:
         xml = z.read(member)
-    cut = xml.index(b">", xml.index(b"<", xml.index(b"?>") + 2)) + 1  # after the root's tag
+    start = xml.index(b"?>") + 2 if xml.startswith(b"<?xml") else 0
+    cut = xml.index(b">", xml.index(b"<", start)) + 1  # after the root's tag
     nested = b"<x>" * depth + b"</x>" * depth
     rewrite(source, target, {member: xml[:cut] + nested + xml[cut:]})
+
+
+LAUGHS = b"".join([
+    b'<?xml version="1.0"?><!DOCTYPE bomb [<!ENTITY e0 "lol">',
+    *(b'<!ENTITY e%d "%s">' % (n, b"".join(b"&e%d;" % (n - 1) for _ in range(10)))
+      for n in range(1, 10)),
+    b"]>",
+])
+
+
+def _entity_bomb(source: Path, target: Path, member: str, word: bytes) -> None:
+    """A part declaring nested entities that expand a billion times (the "billion laughs")."""
+    with zipfile.ZipFile(source) as z:
+        xml = z.read(member)
+    body = xml[xml.index(b"?>") + 2 :] if xml.startswith(b"<?xml") else xml
+    rewrite(source, target, {member: LAUGHS + body.replace(word, b"&e9;", 1)})
 
 
 def _macro_docm(folder: Path) -> None:
@@ -190,6 +207,12 @@ def build_office_corpus(folder: Path, link: str) -> dict[str, Expect]:
     (folder / "empty.pptx").write_bytes(b"")
     _deep_xml(folder / "good.docx", folder / "deep.docx", "word/document.xml")
     _deep_xml(folder / "good.pptx", folder / "deep.pptx", "ppt/slides/slide1.xml")
+    _deep_xml(folder / "good.xlsx", folder / "deep-workbook.xlsx", "xl/workbook.xml", 100_000)
+    _entity_bomb(folder / "good.docx", folder / "laughs.docx", "word/document.xml", b"Revenue")
+    _entity_bomb(folder / "good.pptx", folder / "laughs.pptx", "ppt/slides/slide2.xml",
+                 b"Launch")
+    _entity_bomb(folder / "good.xlsx", folder / "laughs.xlsx", "xl/worksheets/sheet1.xml",
+                 b"Rent")
     _docx_with(folder, "word-as.pptx", "wordaspptx")
     rewrite(folder / "good.xlsx", folder / "missing-parts.xlsx",
             {"xl/workbook.xml": None, "xl/worksheets/sheet1.xml": None})
@@ -209,6 +232,10 @@ def build_office_corpus(folder: Path, link: str) -> dict[str, Expect]:
         "empty.pptx": expect(SKIPPED, FAILED, code=Reason.EMPTY),
         "deep.docx": expect(FAILED, code=Reason.TOO_NESTED),
         "deep.pptx": expect(FAILED, code=Reason.TOO_NESTED),
+        "deep-workbook.xlsx": expect(FAILED, code=Reason.TOO_NESTED),
+        "laughs.docx": expect(FAILED, code=Reason.TOO_LARGE),
+        "laughs.pptx": expect(FAILED, code=Reason.TOO_LARGE),
+        "laughs.xlsx": expect(FAILED, code=Reason.TOO_LARGE),
         "word-as.pptx": expect(FAILED, code=Reason.CORRUPT),
         "missing-parts.xlsx": expect(FAILED, code=Reason.CORRUPT),
         "macro.docm": expect(INDEXED), "macro.xlsm": expect(INDEXED),
