@@ -10,9 +10,10 @@ from pathlib import Path
 
 from desktop_rag.domain import Chunk
 
-SLIDES = frozenset({".pptx", ".pptm"})
-SHEETS = frozenset({".xlsx", ".xlsm"})
-TEXTUAL = SLIDES | SHEETS | frozenset({".docx", ".docm", ".dotx", ".dotm", ".eml", ".mbox"})
+SLIDES = frozenset({".pptx", ".pptm", ".odp"})
+SHEETS = frozenset({".xlsx", ".xlsm", ".ods"})
+TEXTUAL = SLIDES | SHEETS | frozenset({".docx", ".docm", ".dotx", ".dotm", ".odt", ".eml",
+                                       ".mbox"})
 _CELLS = re.compile(r"^([A-Z]{1,3}\d+:[A-Z]{1,3}\d+) \u2014 ")
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from desktop_rag.domain import Outcome, Reason
 from tests.hardening_corpus import Expect, expect
+from tests.odf_docs import make_odp, make_ods, make_odt, write_odf
 from tests.office_docs import make_docx, make_eml, make_pptx, make_xlsx
 
 FAILED, SKIPPED, INDEXED = Outcome.FAILED, Outcome.SKIPPED, Outcome.INDEXED
@@ -25,6 +26,8 @@ GOOD_WORDS = {  # a word only each good file holds -> the file
     "quollmail": "good.eml", "bilbymacro": "macro.docm", "numbatmacro": "macro.xlsm",
     "dingolink": "external-links.docx", "cassowarylink": "external-links.xlsx",
     "galahwide": "huge-dimensions.xlsx", "kookaburra": "bomb-attached.eml",
+    "crates": "good.odt", "torches": "good.odp", "pantry": "good.ods",
+    "emuwide": "repeated.ods",
 }
 WORD_MAIN = b"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
 WORD_MACRO = b"application/vnd.ms-word.document.macroEnabled.main+xml"
@@ -186,6 +189,35 @@ def _emails(folder: Path) -> dict[str, Expect]:
     }
 
 
+def _odf(folder: Path) -> dict[str, Expect]:
+    """OpenDocument: good files, an entity bomb, deep nesting, a repeated-cell bomb, broken XML
+    and a missing content part."""
+    make_odt(folder / "good.odt")
+    make_odp(folder / "good.odp")
+    make_ods(folder / "good.ods")
+    write_odf(folder / "laughs.odt", "<text:p>&e9;</text:p>")
+    with zipfile.ZipFile(folder / "laughs.odt") as z:
+        content = z.read("content.xml")
+    body = content[content.index(b"?>") + 2 :]
+    rewrite(folder / "laughs.odt", folder / "laughs.odt", {"content.xml": LAUGHS[21:] + body})
+    write_odf(folder / "deep.odt", "<text:section>" * 5000 + "<text:p>deep</text:p>"
+              + "</text:section>" * 5000)
+    cell = '<table:table-cell table:number-columns-repeated="16384"><text:p>emuwide</text:p>'
+    write_odf(folder / "repeated.ods", '<table:table table:name="T">'
+              f'<table:table-row table:number-rows-repeated="1048576">{cell}</table:table-cell>'
+              "</table:table-row></table:table>")
+    write_odf(folder / "broken.odp", "<draw:page><text:p>unclosed")
+    rewrite(folder / "good.odt", folder / "no-content.odt", {"content.xml": None})
+    return {
+        "good.odt": expect(INDEXED), "good.odp": expect(INDEXED), "good.ods": expect(INDEXED),
+        "laughs.odt": expect(FAILED, code=Reason.TOO_LARGE),
+        "deep.odt": expect(FAILED, code=Reason.TOO_NESTED),
+        "repeated.ods": expect(INDEXED),  # read 100 x 100 times, not 16384 x 1048576
+        "broken.odp": expect(FAILED, code=Reason.CORRUPT),
+        "no-content.odt": expect(FAILED, code=Reason.CORRUPT),
+    }
+
+
 def build_office_corpus(folder: Path, link: str) -> dict[str, Expect]:
     """Writes the corpus into `folder`; returns each file's expected outcome."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -242,4 +274,4 @@ def build_office_corpus(folder: Path, link: str) -> dict[str, Expect]:
         "external-links.docx": expect(INDEXED), "external-links.xlsx": expect(INDEXED),
         "huge-dimensions.xlsx": expect(INDEXED),
     }
-    return expected | _emails(folder)
+    return expected | _emails(folder) | _odf(folder)

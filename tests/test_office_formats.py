@@ -19,6 +19,7 @@ from desktop_rag.domain import DocKind, Outcome, Reason
 from desktop_rag.ingest import office_xlsx
 from desktop_rag.ingest.loaders import SUPPORTED, kind_of, load
 from desktop_rag.ingest.segments import Segment
+from tests.odf_docs import make_odp, make_ods, make_odt
 from tests.office_docs import make_docx, make_eml, make_pptx, make_xlsx
 from tests.office_hostile import rewrite
 from tests.test_hardening_corpus import fake_model_services
@@ -29,7 +30,8 @@ def _segments(path: Path) -> list[Segment]:
 
 
 def test_the_new_types_are_supported() -> None:
-    for suffix in (".docx", ".docm", ".pptx", ".pptm", ".xlsx", ".xlsm", ".eml", ".mbox"):
+    for suffix in (".docx", ".docm", ".pptx", ".pptm", ".xlsx", ".xlsm", ".odt", ".odp", ".ods",
+                   ".eml", ".mbox"):
         assert suffix in SUPPORTED and kind_of(Path("x" + suffix.upper())) is DocKind.OTHER
 
 
@@ -205,3 +207,21 @@ def test_a_followed_folder_syncs_new_changed_and_removed_office_files(tmp_path: 
         assert not services.ctx.sparse.search("quokkas", 3)
     finally:
         services.close()
+
+
+def test_opendocument_text_slides_and_sheets(tmp_path: Path) -> None:
+    text = list(load(make_odt(tmp_path / "orchard.odt")).segments)
+    assert [s.text for s in text] == [
+        "Harvest", "The quince harvest doubled after the wet spring.", "\u2022 Quince paste",
+        "Quince — 2024: 310 | 2023: 150", "Footnote: Counted in crates."]
+    assert text[1].heading_path == ("Harvest",) and text[3].table is not None
+    assert load(tmp_path / "orchard.odt").title == "Orchard report"
+    deck = load(make_odp(tmp_path / "tour.odp"))
+    slides = list(deck.segments)
+    assert deck.pages == 2 and [(s.page, s.text) for s in slides] == [
+        (1, "Wombat tour"), (2, "Route"), (2, "The tour starts at the Ballarat gate."),
+        (2, "Speaker notes: Bring the torches.")]
+    assert slides[2].heading_path == ("Slide 2: Route",)
+    rows = [s.text for s in load(make_ods(tmp_path / "stock.ods")).segments]  # and a tail of
+    assert rows == ["A3:B3 — Item: Apricot jam | Jars: 12",  # a million empty rows, not read
+                    "A4:B4 — Item: Quince jelly | Jars: 7"]
