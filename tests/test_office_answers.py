@@ -169,3 +169,18 @@ def test_removing_a_message_removes_its_attachment(library: tuple[Services, Path
     assert chunks and not [c for c in chunks if c.heading_path[:1] == ("Attachment "
                                                                         "lease-terms.docx",)]
     assert not services.ctx.sparse.search("renewal", 3)
+
+
+def test_the_cli_ingests_the_new_types(tmp_path: Path, capsys: Any) -> None:
+    folder = make_mixed_folder(tmp_path / "work")
+    (folder / "photo.heic").write_bytes(b"\x00\x00\x00\x18ftypheic")
+    code = main(["--data-dir", str(tmp_path / "lib"), "--profile", "tiny", "ingest",
+                 str(folder), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err[-2000:]
+    outcomes = {Path(o["path"]).name: o for o in json.loads(captured.out)["outcomes"]}
+    assert {n for n, o in outcomes.items() if o["outcome"] == "indexed"} == {
+        "report.docx", "platypus.pptx", "budget.xlsx", "lease.eml", "garden.eml",
+        "invoice.eml", "note.md"}
+    assert outcomes["photo.heic"]["outcome"] == "skipped"
+    assert outcomes["photo.heic"]["reason"] == "unsupported file type '.heic'"
