@@ -18,16 +18,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.answering import prompts
 from desktop_rag.config import Settings
+from desktop_rag.config.paths import resolve_paths
 from desktop_rag.domain import Chunk, DocKind, Passage
+from desktop_rag.domain.protocols import ChatMessage
 from desktop_rag.ingest.loaders import load
-from desktop_rag.llm import prompts
 from desktop_rag.llm.core_cache import CoreCacheFiles, restore, split_prompt
 from desktop_rag.llm.llama_adapter import LlamaEngine
 from desktop_rag.llm.llama_loading import engine_options
 from desktop_rag.models import ModelRegistry
-from desktop_rag.paths import resolve_paths
-from desktop_rag.protocols import ChatMessage
 
 PDF = Path("/work/shared/data/mmlongbench/documents/2310.05634v2.pdf")
 QUESTIONS = [

@@ -5,7 +5,8 @@ compute thread), tiny profile (MiniLM + SmolLM2) over two MMLongBench PDFs.
 
 Reported per question and as medians: decode tokens/s (after the first token), time to first
 token, prompt tokens. The embedder runs before every answer (query embedding), which is what
-made generation on another thread slow before the compute thread (see desktop_rag/compute.py).
+made generation on another thread slow before the compute thread
+(see desktop_rag/llm/compute_thread.py).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from desktop_rag.protocols import Embedder, Vector
+from desktop_rag.domain.protocols import Embedder, Vector
 from desktop_rag.retrieval.embedder import TorchEmbedder, cpu_threads, export_onnx
 
 log = logging.getLogger("bench.embedder")

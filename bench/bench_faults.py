@@ -155,10 +155,10 @@ VERIFY = """
 import json, sys, time
 from pathlib import Path
 from desktop_rag.bootstrap import build_context
-from desktop_rag.doctor import consistency_check
+from desktop_rag.services.doctor import consistency_check
 from desktop_rag.domain import DocStatus
 from desktop_rag.services import Services
-from desktop_rag.testing import HashEmbedder, WordTokenCounter
+from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
 
 lib, folder, embedder, before = sys.argv[1], sys.argv[2], sys.argv[3], set(json.loads(sys.argv[4]))
 start = time.perf_counter()

@@ -28,10 +28,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 from server_procs import llama_server  # noqa: E402
 
 from desktop_rag.config import Settings  # noqa: E402
+from desktop_rag.config.paths import resolve_paths  # noqa: E402
+from desktop_rag.domain.protocols import ChatMessage  # noqa: E402
 from desktop_rag.llm.server_engine import ServerEngine  # noqa: E402
 from desktop_rag.models import ModelRegistry  # noqa: E402
-from desktop_rag.paths import resolve_paths  # noqa: E402
-from desktop_rag.protocols import ChatMessage  # noqa: E402
 
 log = logging.getLogger("bench_server")
 WORDS = [

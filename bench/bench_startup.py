@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.assembly import AssembledModel, assemble, is_verified
+from desktop_rag.models.assembly import AssembledModel, assemble, is_verified
 
 
 def help_latency(repeats: int) -> dict[str, float]:

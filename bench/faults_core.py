@@ -25,7 +25,7 @@ import json, sys, time
 from pathlib import Path
 from desktop_rag.bootstrap import build_context
 from desktop_rag.services import Services
-from desktop_rag.testing import HashEmbedder, WordTokenCounter
+from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
 
 lib, folder = sys.argv[1], Path(sys.argv[2])
 overrides = {"embedder": HashEmbedder(), "token_counter": WordTokenCounter()}

@@ -18,9 +18,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.answering.citations import SUPPORT_THRESHOLD, CitationChecker
 from desktop_rag.domain import Chunk, DocKind, Passage
-from desktop_rag.llm.citations import SUPPORT_THRESHOLD, CitationChecker
-from desktop_rag.protocols import Embedder
+from desktop_rag.domain.protocols import Embedder
 
 PAIRS = Path(__file__).resolve().parents[1] / "tests" / "data" / "support_pairs.jsonl"
 
@@ -80,8 +80,8 @@ def main() -> int:
 
 def _packaged_embedder() -> Embedder:
     from desktop_rag.config import Settings
+    from desktop_rag.config.paths import AppPaths
     from desktop_rag.models import ModelRegistry
-    from desktop_rag.paths import AppPaths
     from desktop_rag.retrieval.embedder import TorchEmbedder
 
     registry = ModelRegistry(AppPaths(*[Path("/unused")] * 4), Settings())

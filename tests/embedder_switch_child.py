@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from desktop_rag.bootstrap import build_context
-from desktop_rag.progress import ProgressEvent
+from desktop_rag.domain.progress import ProgressEvent
 from desktop_rag.services import embedder_switch_run
 from desktop_rag.services.embedder_switch import switch_embedder
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pymupdf
 
 from desktop_rag.config import Settings
+from desktop_rag.config.paths import AppPaths
 from desktop_rag.models import ModelRegistry
-from desktop_rag.paths import AppPaths
 
 TOKENIZER_FILES = (
     "tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json",

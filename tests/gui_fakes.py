@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from desktop_rag.config import Settings, save_settings
+from desktop_rag.config.paths import AppPaths, resolve_paths
 from desktop_rag.domain import (
     EVERYWHERE,
     Answer,
@@ -36,15 +37,14 @@ from desktop_rag.domain import (
     Passage,
     Stage,
 )
-from desktop_rag.errors import CancelledError, NotFoundError
+from desktop_rag.domain.errors import CancelledError, NotFoundError
+from desktop_rag.domain.outcomes import CatchUpReport, TablesReport
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.gui.facade import GuiServices
-from desktop_rag.llm.chat_store import ChatStore, ChatSummary, ChatTurn
-from desktop_rag.outcomes import CatchUpReport, TablesReport
-from desktop_rag.paths import AppPaths, resolve_paths
-from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.services import engine_changed
 from desktop_rag.services.core import CoreDoc, CoreState, CoreStatus
 from desktop_rag.services.ports import EngineInfo
+from desktop_rag.store.chats import ChatStore, ChatSummary, ChatTurn
 
 DEFAULT_REPLY = "The main telescope was completed in **1987** [1]. The moon is cheese."
 CORE_DOC_TOKENS = 100

@@ -20,10 +20,10 @@ from typing import Any
 
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
-from desktop_rag.progress import ProgressEvent
-from desktop_rag.protocols import Embedder, Vector
+from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
+from desktop_rag.domain.progress import ProgressEvent
+from desktop_rag.domain.protocols import Embedder, Vector
 from desktop_rag.services import Services
-from desktop_rag.testing import HashEmbedder, WordTokenCounter
 
 
 class GatedEmbedder:

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
-from desktop_rag.progress import ProgressEvent
-from desktop_rag.protocols import Vector
+from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
+from desktop_rag.domain.progress import ProgressEvent
+from desktop_rag.domain.protocols import Vector
 from desktop_rag.services import Services
-from desktop_rag.testing import HashEmbedder, WordTokenCounter
 
 
 class SlowHashEmbedder(HashEmbedder):

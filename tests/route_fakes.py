@@ -8,9 +8,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from desktop_rag.protocols import ChatMessage, Generation
+from desktop_rag.domain.fakes import FakeChatEngine
+from desktop_rag.domain.protocols import ChatMessage, Generation
 from desktop_rag.routes.judge import SYSTEM
-from desktop_rag.testing import FakeChatEngine
 
 _LINE = re.compile(r"^(\d+)\) (.*)$", re.MULTILINE)
 _DATES = re.compile(r"due (\d{4}-\d\d-\d\d), paid (\d{4}-\d\d-\d\d)")

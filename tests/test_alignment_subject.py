@@ -4,10 +4,10 @@ though the row never says "Netflix", while a name found nowhere is still flagged
 
 from __future__ import annotations
 
+from desktop_rag.answering.alignment import Aligner, units
+from desktop_rag.answering.claims import Claim
 from desktop_rag.domain import Chunk, DocKind, Passage
-from desktop_rag.llm.alignment import Aligner, units
-from desktop_rag.llm.claims import Claim
-from desktop_rag.testing import HashEmbedder
+from desktop_rag.domain.fakes import HashEmbedder
 
 TABLE = ("Domestic Streaming Segment (in thousands, except per share data)\n"
          "Revenues — 2015: $ 4,180,339 | 2014: $ 3,431,434 | 2013: $ 2,751,375 (in thousands)\n"

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from answer_helpers import AnswerServices, add_document
 
+from desktop_rag.answering import prompts
+from desktop_rag.answering.calc_questions import SUM_SHAPE
 from desktop_rag.cli.commands_answer import _print_answer, answer_json
 from desktop_rag.domain import Answer, CalculationProblem
-from desktop_rag.llm import prompts
-from desktop_rag.llm.calc_questions import SUM_SHAPE
-from desktop_rag.llm.chat_store import ChatStore
-from desktop_rag.testing import FakeChatEngine
+from desktop_rag.domain.fakes import FakeChatEngine
+from desktop_rag.store.chats import ChatStore
 
 TABLE = (
     "Streaming revenues of Netflix in 2015 (in thousands): domestic streaming revenues "

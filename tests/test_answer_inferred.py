@@ -7,10 +7,10 @@ from typing import Any
 
 from answer_helpers import AnswerServices, add_document
 
+from desktop_rag.answering.citations import SUPPORT_THRESHOLD, CitationChecker
 from desktop_rag.cli.commands_answer import answer_json
 from desktop_rag.domain import Chunk, DocKind, Passage
-from desktop_rag.llm.citations import SUPPORT_THRESHOLD, CitationChecker
-from desktop_rag.testing import FakeChatEngine, HashEmbedder
+from desktop_rag.domain.fakes import FakeChatEngine, HashEmbedder
 
 STEEL = "The northern plant produced 420 tonnes of steel in 2019 according to the annual report."
 BANANA = "Bananas grow in warm tropical places and are harvested green."

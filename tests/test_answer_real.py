@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from answer_helpers import AnswerServices, add_document, tiny_context
 
+from desktop_rag.answering import prompts
 from desktop_rag.domain import AnswerStage, Stage
-from desktop_rag.errors import CancelledError
-from desktop_rag.llm import prompts
+from desktop_rag.domain.errors import CancelledError
+from desktop_rag.domain.progress import CancelToken
 from desktop_rag.llm.rerank_llm import LlmReranker
-from desktop_rag.progress import CancelToken
 
 STEEL = "The northern plant produced 420 tonnes of steel in 2019, the annual report says."
 INJECTION = (

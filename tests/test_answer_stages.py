@@ -11,9 +11,9 @@ from answer_helpers import AnswerServices, TinySearch, add_document
 
 from desktop_rag.cli.commands_answer import StageLines
 from desktop_rag.domain import AnswerStage, Chunk, DocKind, Passage, Stage
-from desktop_rag.errors import CancelledError
-from desktop_rag.progress import CancelToken
-from desktop_rag.testing import FakeChatEngine
+from desktop_rag.domain.errors import CancelledError
+from desktop_rag.domain.fakes import FakeChatEngine
+from desktop_rag.domain.progress import CancelToken
 
 STEEL = "The northern plant produced 420 tonnes of steel in 2019 according to the annual report."
 QUESTION = "How much steel did the northern plant produce in 2019?"

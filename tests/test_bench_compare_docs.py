@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from bench.compare_docs import build
+from desktop_rag.evaluation.answer_scoring import score_answer
 from desktop_rag.ingest.pdf_pages import open_pdf
-from desktop_rag.retrieval.answer_scoring import score_answer
 from desktop_rag.routes.router import decide
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_rag.llm.calc_questions import (
+from desktop_rag.answering.calc_questions import (
     SUM_SHAPE,
     asks_percent,
     calculation_shape,

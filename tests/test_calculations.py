@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from desktop_rag.answering import prompts
+from desktop_rag.answering.calculations import check_calculations
 from desktop_rag.domain import (
     CalculationProblem,
     CheckedCalculation,
@@ -14,8 +16,6 @@ from desktop_rag.domain import (
     DocKind,
     Passage,
 )
-from desktop_rag.llm import prompts
-from desktop_rag.llm.calculations import check_calculations
 
 DOMESTIC = (
     "Domestic Streaming Segment (in thousands)\n"

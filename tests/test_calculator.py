@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from desktop_rag import calculator
-from desktop_rag.calculator import (
+from desktop_rag.answering import calculator
+from desktop_rag.answering.calculator import (
     MAX_DEPTH,
     MAX_LENGTH,
     Calculation,
@@ -19,8 +19,8 @@ from desktop_rag.calculator import (
     find_calculation,
     find_calculations,
 )
-from desktop_rag.errors import DesktopRagError
-from desktop_rag.numbers import agrees
+from desktop_rag.domain.errors import DesktopRagError
+from desktop_rag.text.numbers import agrees
 
 F = Fraction
 VALID = [
@@ -389,7 +389,7 @@ def test_random_answers_never_break_find_calculations() -> None:
 
 
 def test_a_restated_calculation_line_is_read_up_to_its_result() -> None:
-    from desktop_rag.calculator import find_calculations
+    from desktop_rag.answering.calculator import find_calculations
 
     (calc,) = find_calculations("The calculation line is: 3,033 ÷ 27,709 = 0.109. Amazon's "
                                 "return on equity is 0.109 [7].")  # fmt: skip

@@ -17,8 +17,8 @@ from test_picture_text import PICTURE_LINES, TESSDATA, pdf_with_picture
 from desktop_rag.bootstrap import build_context
 from desktop_rag.cli import main
 from desktop_rag.config import Settings
+from desktop_rag.domain.protocols import Embedder
 from desktop_rag.ingest.reader_marks import PICTURES_READER, TABLES_READER, behind, reader_mark
-from desktop_rag.protocols import Embedder
 from desktop_rag.services import Services
 
 REVENUES = "Revenues — 2015: $ 4,180,339 | 2014: $ 3,431,434 | 2013: $ 2,751,375 (in thousands)"
@@ -29,8 +29,8 @@ NEITHER = TABLES_ONLY.updated({"ingest.tables": "off"})
 
 @pytest.fixture(scope="module")
 def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    from desktop_rag.config.paths import resolve_paths
     from desktop_rag.models import ModelRegistry
-    from desktop_rag.paths import resolve_paths
     from desktop_rag.retrieval.embedder import load_embedder
 
     paths = resolve_paths(tmp_path_factory.mktemp("embedder")).ensure()
@@ -214,8 +214,8 @@ def test_the_app_catches_up_in_the_background_after_its_sync_at_start(
 ) -> None:
     from test_gui_window import shoot
 
+    from desktop_rag.domain.fakes import FakeChatEngine
     from desktop_rag.gui.main_window import MainWindow
-    from desktop_rag.testing import FakeChatEngine
 
     data = tmp_path / "lib"
     reopen(opened, data, embedder, NEITHER).ingest([docs])
@@ -248,7 +248,7 @@ def test_a_terminal_sees_which_document_the_catch_up_is_at(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from desktop_rag.cli.commands_library import _Progress
-    from desktop_rag.progress import ProgressEvent
+    from desktop_rag.domain.progress import ProgressEvent
 
     progress = _Progress()
     progress.live = True

@@ -4,9 +4,9 @@ and the boxes of the row's cells kept with the characters they cover (fast; fake
 from __future__ import annotations
 
 from desktop_rag.domain import LineBox
+from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
 from desktop_rag.ingest.chunker import Chunker
 from desktop_rag.ingest.segments import Line, Segment, TablePart
-from desktop_rag.testing import HashEmbedder, WordTokenCounter
 
 TITLE = "Segment results (in thousands)"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from desktop_rag.answering.citations import CitationChecker, states_facts
 from desktop_rag.domain import Chunk, DocKind, Passage
-from desktop_rag.llm.citations import CitationChecker, states_facts
-from desktop_rag.testing import HashEmbedder
+from desktop_rag.domain.fakes import HashEmbedder
 
 
 @pytest.mark.parametrize("sentence", [

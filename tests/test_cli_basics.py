@@ -141,9 +141,9 @@ def test_files_of_unread_types_are_summed_up_in_one_line(
 def test_rename_gives_a_document_the_users_title(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from desktop_rag.config.paths import resolve_paths
     from desktop_rag.domain import Chunk, DocKind, DocStatus, Document
-    from desktop_rag.paths import resolve_paths
-    from desktop_rag.store.catalog import Catalog
+    from desktop_rag.store.documents import Catalog
 
     pdf = str(tmp_path / "NETFLIX_2015_10K.pdf")
     catalog = Catalog(resolve_paths(tmp_path).catalog_db)

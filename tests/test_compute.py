@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from desktop_rag.bootstrap import build_context
-from desktop_rag.compute import ComputeEmbedder, ComputeReranker, ComputeThread
-from desktop_rag.errors import DesktopRagError
+from desktop_rag.domain.errors import DesktopRagError
+from desktop_rag.domain.fakes import FakeChatEngine, HashEmbedder
+from desktop_rag.domain.protocols import ChatMessage, Vector
+from desktop_rag.llm.compute_thread import ComputeEmbedder, ComputeReranker, ComputeThread
 from desktop_rag.llm.worker import EngineWorker
-from desktop_rag.protocols import ChatMessage, Vector
-from desktop_rag.testing import FakeChatEngine, HashEmbedder
 
 
 class RecordingEmbedder(HashEmbedder):

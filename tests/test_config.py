@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.config import Settings, load_settings, save_settings, settings_from_dict
-from desktop_rag.errors import ConfigError
+from desktop_rag.domain.errors import ConfigError
 
 
 def test_settings_round_trip(tmp_path: Path) -> None:

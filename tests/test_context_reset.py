@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop_rag.testing import FakeChatEngine
+from desktop_rag.domain.fakes import FakeChatEngine
 
 
 class ClosingEngine(FakeChatEngine):

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from answer_helpers import AnswerServices, add_document, tiny_context
 
-from desktop_rag.errors import CoreTooLargeError
-from desktop_rag.llm import prompts
+from desktop_rag.answering import prompts
+from desktop_rag.domain.errors import CoreTooLargeError
+from desktop_rag.domain.protocols import ChatMessage
 from desktop_rag.llm.core_cache import CoreCacheFiles, split_prompt
-from desktop_rag.protocols import ChatMessage
 
 HANDBOOK = [
     "Employees receive 30 days of paid vacation per year. Vacation must be approved by a manager.",
@@ -129,7 +129,7 @@ def test_a_refused_core_add_keeps_what_was_pinned_before(core_services: AnswerSe
 
 
 def test_pinning_takes_the_libraries_writer_lock(core_services: AnswerServices) -> None:
-    from desktop_rag.errors import LibraryInUseError
+    from desktop_rag.domain.errors import LibraryInUseError
     from desktop_rag.store.lock import WriterLock
 
     other = WriterLock(core_services.ctx.paths.lock_file)  # another process's lock

@@ -13,9 +13,14 @@ from test_server_engine import Scripted, serve, stream
 
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
-from desktop_rag.errors import CoreTooLargeError
+from desktop_rag.domain.errors import CoreTooLargeError
+from desktop_rag.domain.fakes import (
+    FakeChatEngine,
+    HashEmbedder,
+    InMemoryVectorIndex,
+    WordTokenCounter,
+)
 from desktop_rag.models import ModelRegistry
-from desktop_rag.testing import FakeChatEngine, HashEmbedder, InMemoryVectorIndex, WordTokenCounter
 
 __all__ = ["serve"]  # the scripted-server fixture, shared with test_server_engine
 HANDBOOK = ["Employees receive 30 days of paid vacation per year.", "The office opens at 8 am."]

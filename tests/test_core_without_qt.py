@@ -31,8 +31,8 @@ SCRIPT = textwrap.dedent(
 
     from desktop_rag.bootstrap import build_context
     from desktop_rag.config import Settings
-    from desktop_rag.doctor import run_doctor
-    from desktop_rag.testing import FakeChatEngine, HashEmbedder, WordTokenCounter
+    from desktop_rag.services.doctor import run_doctor
+    from desktop_rag.domain.fakes import FakeChatEngine, HashEmbedder, WordTokenCounter
 
     fakes = {"embedder": HashEmbedder(), "engine": FakeChatEngine(),
              "token_counter": WordTokenCounter()}

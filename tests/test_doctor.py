@@ -14,8 +14,8 @@ import pytest
 from desktop_rag.bootstrap import AppContext, build_context
 from desktop_rag.cli import main
 from desktop_rag.config import Settings
-from desktop_rag.doctor import run_doctor, versions
-from desktop_rag.testing import FakeChatEngine, HashEmbedder, WordTokenCounter
+from desktop_rag.domain.fakes import FakeChatEngine, HashEmbedder, WordTokenCounter
+from desktop_rag.services.doctor import run_doctor, versions
 
 
 def fakes() -> dict[str, Any]:
@@ -77,8 +77,8 @@ def test_consistency_hook_is_reported(data_dir: Path) -> None:
 
 
 def test_check_runs_the_library_consistency_check(data_dir: Path) -> None:
+    from desktop_rag.domain.fakes import InMemoryVectorIndex
     from desktop_rag.services import Services
-    from desktop_rag.testing import InMemoryVectorIndex
 
     ctx = tiny_context(data_dir, fakes() | {"vectors": InMemoryVectorIndex()})
     report = run_doctor(ctx, services=Services(ctx))
@@ -95,7 +95,7 @@ def test_versions_come_from_metadata() -> None:
 
 def test_versions_import_nothing_heavy() -> None:
     code = (
-        "import sys; from desktop_rag.doctor import versions; versions(); "
+        "import sys; from desktop_rag.services.doctor import versions; versions(); "
         "print([m for m in ('torch', 'llama_cpp', 'chromadb') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -111,7 +111,7 @@ def test_json_output_is_one_document(
     monkeypatch.setattr(
         bootstrap, "build_context", lambda d, p: real(d, p, fakes(), Settings(profile="tiny"))
     )
-    monkeypatch.setattr("desktop_rag.doctor.other_profile_context", lambda ctx: None)
+    monkeypatch.setattr("desktop_rag.services.doctor.other_profile_context", lambda ctx: None)
     code = main(["--data-dir", str(data_dir), "--profile", "tiny", "doctor", "--json"])
     document = json.loads(capsys.readouterr().out)
     assert code == 0
@@ -139,8 +139,8 @@ def test_interrupted_ingestion_is_reported_as_such_not_as_inconsistent(data_dir:
     """After a kill -9 mid-ingestion the stores agree; the pending documents are work the next
     ingest or sync finishes (issue 15, bug 5: this said "inconsistent" and exited 1)."""
     from desktop_rag.domain import Chunk, DocKind, DocStatus, Document
+    from desktop_rag.domain.fakes import InMemoryVectorIndex
     from desktop_rag.services import Services
-    from desktop_rag.testing import InMemoryVectorIndex
 
     ctx = tiny_context(data_dir, fakes() | {"vectors": InMemoryVectorIndex()})
     doc = Document("d1", "/lib/a.md", "A", DocKind.MARKDOWN, "sha", 10, 1.0, 0, 2,
@@ -161,8 +161,8 @@ def test_interrupted_ingestion_is_reported_as_such_not_as_inconsistent(data_dir:
 
 
 def test_the_ocr_line_says_whether_pictures_are_read(tmp_path: Path) -> None:
-    from desktop_rag.doctor import check_ocr
     from desktop_rag.ingest.ocr import find_tessdata
+    from desktop_rag.services.doctor import check_ocr
 
     (tmp_path / "eng.traineddata").write_bytes(b"x")
     on = Settings(profile="tiny").updated({"ingest.tessdata": str(tmp_path)})

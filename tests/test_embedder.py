@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from desktop_rag.config import Settings
+from desktop_rag.config.paths import AppPaths
+from desktop_rag.domain.protocols import Embedder
 from desktop_rag.models import ModelRegistry
-from desktop_rag.paths import AppPaths
-from desktop_rag.protocols import Embedder
 from desktop_rag.retrieval.embedder import TorchEmbedder, load_embedder
 from desktop_rag.retrieval.embedder_parts import model_name
 from tests.embedder_shared import torch_fp32

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from desktop_rag.config import Settings
+from desktop_rag.config.paths import AppPaths
+from desktop_rag.domain.protocols import Embedder
 from desktop_rag.models import ModelRegistry
-from desktop_rag.paths import AppPaths
-from desktop_rag.protocols import Embedder
 from desktop_rag.retrieval import embedder as embedder_module
 from desktop_rag.retrieval.embedder import export_onnx, load_embedder
 from desktop_rag.retrieval.embedder_onnx import (
@@ -140,7 +140,7 @@ def test_a_failed_export_leaves_no_partial_cache(tmp_path: Path) -> None:
 
 
 def test_unknown_backend_is_a_config_error(tmp_path: Path) -> None:
-    from desktop_rag.errors import ConfigError
+    from desktop_rag.domain.errors import ConfigError
 
     settings = Settings()
     settings = settings.updated({"models.embedder_backend": "gpu-magic"})

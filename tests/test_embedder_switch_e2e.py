@@ -20,10 +20,10 @@ import pytest
 
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import load_settings, save_settings
-from desktop_rag.doctor import check_space
 from desktop_rag.services import Services
+from desktop_rag.services.doctor import check_space
 from desktop_rag.services.embedder_switch import follow_switch
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 from desktop_rag.store.spaces import LEGACY_COLLECTION, space_of
 from desktop_rag.store.switch_state import active_collection
 from desktop_rag.store.vectors import SpaceChangedError, collection_names

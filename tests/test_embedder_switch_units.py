@@ -14,13 +14,14 @@ import pytest
 
 from desktop_rag.bootstrap import AppContext, build_context
 from desktop_rag.config import load_settings, save_settings
-from desktop_rag.progress import CancelToken, ProgressEvent
-from desktop_rag.protocols import Vector
+from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
+from desktop_rag.domain.progress import CancelToken, ProgressEvent
+from desktop_rag.domain.protocols import Vector
 from desktop_rag.retrieval.embedder_parts import PrefixedEmbedder, with_prefixes
 from desktop_rag.services import Services
 from desktop_rag.services import embedder_switch_run as run_module
 from desktop_rag.services.embedder_switch import switch_embedder, switch_status
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 from desktop_rag.store.spaces import (
     LEGACY_COLLECTION,
     EmbeddingSpace,
@@ -37,7 +38,6 @@ from desktop_rag.store.switch_state import (
     loaded_embedder,
 )
 from desktop_rag.store.vectors import collection_names
-from desktop_rag.testing import HashEmbedder, WordTokenCounter
 from tests.embedder_switch_models import (
     SETTINGS,
     build_tiny_model,
@@ -268,7 +268,7 @@ def test_a_new_target_replaces_a_stopped_switch_and_its_partial_collection(
 def test_doctor_reports_the_space_a_mismatch_and_a_stopped_switch(
     library: AppContext, tiny_model: Path
 ) -> None:
-    from desktop_rag.doctor import check_space
+    from desktop_rag.services.doctor import check_space
 
     check = check_space(library)
     assert check.ok and check.info["collection"] == LEGACY_COLLECTION
@@ -325,7 +325,7 @@ def test_dropping_a_collection_that_is_gone_is_not_an_error(library: AppContext)
 def test_a_crash_after_the_flip_keeps_search_consistent_and_resuming_tidies_up(
     library: AppContext, tiny_model: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from desktop_rag.doctor import check_space
+    from desktop_rag.services.doctor import check_space
     from desktop_rag.services.embedder_switch import _Switch
 
     def crash(self: _Switch) -> None:

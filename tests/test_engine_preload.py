@@ -12,10 +12,15 @@ import pytest
 from answer_helpers import AnswerServices, TinySearch, add_document
 
 from desktop_rag.bootstrap import build_context
-from desktop_rag.compute import ComputeThread
 from desktop_rag.config import Settings
+from desktop_rag.domain.fakes import (
+    FakeChatEngine,
+    HashEmbedder,
+    InMemoryVectorIndex,
+    WordTokenCounter,
+)
+from desktop_rag.llm.compute_thread import ComputeThread
 from desktop_rag.llm.worker import EngineWorker
-from desktop_rag.testing import FakeChatEngine, HashEmbedder, InMemoryVectorIndex, WordTokenCounter
 
 STEEL = "The northern plant produced 420 tonnes of steel in 2019 according to the annual report."
 

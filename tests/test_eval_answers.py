@@ -11,14 +11,20 @@ from typing import Any
 
 import pytest
 
+from desktop_rag.answering.prompts import NOT_FOUND
 from desktop_rag.bootstrap import build_context
 from desktop_rag.cli import commands_eval, main
 from desktop_rag.config import Settings
 from desktop_rag.domain import Chunk, DocKind, Passage
-from desktop_rag.llm.prompts import NOT_FOUND
-from desktop_rag.protocols import ChatMessage, Generation
-from desktop_rag.retrieval import answer_eval
-from desktop_rag.retrieval.answer_scoring import (
+from desktop_rag.domain.fakes import (
+    FakeChatEngine,
+    HashEmbedder,
+    InMemoryVectorIndex,
+    WordTokenCounter,
+)
+from desktop_rag.domain.protocols import ChatMessage, Generation
+from desktop_rag.evaluation import answer_eval
+from desktop_rag.evaluation.answer_scoring import (
     float_matches,
     gold_items,
     int_matches,
@@ -30,9 +36,8 @@ from desktop_rag.retrieval.answer_scoring import (
     score_list,
     score_str,
 )
-from desktop_rag.retrieval.pdfqa import PdfQuestion
+from desktop_rag.evaluation.pdfqa import PdfQuestion
 from desktop_rag.services import Services
-from desktop_rag.testing import FakeChatEngine, HashEmbedder, InMemoryVectorIndex, WordTokenCounter
 from tests.ingest_docs import text_pdfs
 
 # ---- scoring: numbers ---------------------------------------------------------------------------
@@ -225,7 +230,7 @@ def test_a_gold_page_is_given_only_from_the_questions_own_document() -> None:
 
 
 def test_asked_of_their_own_documents_questions_need_only_those(tmp_path: Path) -> None:
-    from desktop_rag.services.evaluation import _answer_sources
+    from desktop_rag.evaluation.runs import _answer_sources
 
     (tmp_path / "d0.pdf").write_bytes(b"%PDF")
     items = [_question("1", "d0.pdf", ("Table",)), _question("2", "gone.pdf", ("Table",))]
@@ -351,9 +356,7 @@ def test_scripted_answers_give_exact_figures(
     assert first["citations"] and first["citations"][0]["path"].endswith("alpha.pdf")
     assert records[4]["refused"] and records[4]["gold_page_given"] is False
     assert records[5]["gold_page_given"] is None
-    assert first["route"]["handled_by"] == "lookup" and first["second_look"] is None
-    assert report["second_look"] == {"first_refusals": 0, "answered": 0, "answered_right": 0,
-                                     "unanswerable_answered": 0}  # off by default  # fmt: skip
+    assert first["route"]["handled_by"] == "lookup"
     assert report["prompt_tokens_p50"] is not None
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.retrieval.beir import load_beir, read_qrels
+from desktop_rag.evaluation import Evaluations
+from desktop_rag.evaluation.beir import load_beir, read_qrels
 from desktop_rag.retrieval.passages import split_passages
 from desktop_rag.services import Services
 
@@ -59,7 +60,7 @@ def test_eval_beir_metrics_match_ir_measures(fake_context: AppContext, tmp_path:
     from ir_measures import MRR, R, nDCG
 
     services = Services(fake_context)
-    report = services.eval_beir(write_beir(tmp_path / "set"), keep_runs=True)
+    report = Evaluations(services).eval_beir(write_beir(tmp_path / "set"), keep_runs=True)
     assert report["documents"] == 18 and report["passages"] >= 18
     assert set(report["metrics"]) >= {"dense", "bm25", "hybrid"}
     assert report["metrics"]["hybrid"]["nDCG@10"] > 0.5  # the topics are easy to tell apart
@@ -71,7 +72,7 @@ def test_eval_beir_metrics_match_ir_measures(fake_context: AppContext, tmp_path:
         assert ours["nDCG@10"] == pytest.approx(theirs[nDCG @ 10], abs=1e-4)
         assert ours["Recall@100"] == pytest.approx(theirs[R @ 100], abs=1e-4)
         assert ours["MRR@10"] == pytest.approx(theirs[MRR @ 10], abs=1e-4)
-    again = services.eval_beir(tmp_path / "set")
+    again = Evaluations(services).eval_beir(tmp_path / "set")
     assert again["embedded_passages"] == 0  # the embedding cache served the second run
     for mode, metrics in report["metrics"].items():
         assert again["metrics"][mode]["nDCG@10"] == metrics["nDCG@10"]

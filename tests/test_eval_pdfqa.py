@@ -7,7 +7,7 @@ from pathlib import Path
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import Chunk, DocFocus, DocKind, ScoredChunk, SearchResult
-from desktop_rag.retrieval.pdfqa import (
+from desktop_rag.evaluation.pdfqa import (
     DocumentRanks,
     HitTable,
     PdfQuestion,

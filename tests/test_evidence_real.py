@@ -33,8 +33,8 @@ def two_pages(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def services(tmp_path_factory: pytest.TempPathFactory, two_pages: Path) -> Iterator[Any]:
     from desktop_rag.bootstrap import build_context
+    from desktop_rag.domain.fakes import FakeChatEngine
     from desktop_rag.services import Services
-    from desktop_rag.testing import FakeChatEngine
 
     engine = FakeChatEngine(f"{FACT} [1]")
     svc = Services(build_context(str(tmp_path_factory.mktemp("lib")), "tiny",

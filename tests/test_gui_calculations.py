@@ -11,6 +11,7 @@ from gui_fakes import FakeServices
 from gui_pdfs import SAMPLE_PAGES, make_pdf
 from pytestqt.qtbot import QtBot
 
+from desktop_rag.answering.calculations import check_calculations
 from desktop_rag.domain import CheckedCalculation, Chunk, DocKind, Passage
 from desktop_rag.gui.main_window import MainWindow
 from desktop_rag.gui.render import (
@@ -20,7 +21,6 @@ from desktop_rag.gui.render import (
     answer_html,
     calculation_row,
 )
-from desktop_rag.llm.calculations import check_calculations
 
 pytestmark = pytest.mark.gui
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"

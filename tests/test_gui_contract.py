@@ -17,14 +17,19 @@ from gui_fakes import FakeServices
 
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings, load_settings
+from desktop_rag.config.paths import resolve_paths
 from desktop_rag.domain import Answer, Chunk, Document, IngestReport, Outcome
+from desktop_rag.domain.fakes import (
+    FakeChatEngine,
+    HashEmbedder,
+    InMemoryVectorIndex,
+    WordTokenCounter,
+)
 from desktop_rag.gui.bundled import SAMPLE
 from desktop_rag.gui.facade import GuiServices
-from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
-from desktop_rag.paths import resolve_paths
 from desktop_rag.services import Services
 from desktop_rag.services.core import CoreState, CoreStatus
-from desktop_rag.testing import FakeChatEngine, HashEmbedder, InMemoryVectorIndex, WordTokenCounter
+from desktop_rag.store.chats import ChatSummary, ChatTurn
 
 _REAL: type[GuiServices] = Services  # mypy: the real facade implements the GUI's Protocol
 _FAKE: type[GuiServices] = FakeServices

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from pytestqt.qtbot import QtBot
 
-from desktop_rag.errors import CancelledError, NotFoundError
+from desktop_rag.domain.errors import CancelledError, NotFoundError
 from desktop_rag.gui.workers import Job, SerialWorker
 
 pytestmark = pytest.mark.gui

@@ -41,8 +41,8 @@ def scripted(tmp_path_factory: pytest.TempPathFactory, sample_pdf: Path) -> Iter
     """The real facade (MiniLM, Chroma, retrieval, citation checks, chat store) with a scripted
     engine that cites, because SmolLM2-135M does not write citation markers."""
     from desktop_rag.bootstrap import build_context
+    from desktop_rag.domain.fakes import FakeChatEngine
     from desktop_rag.services import Services
-    from desktop_rag.testing import FakeChatEngine
 
     engine = FakeChatEngine("The main telescope was completed in 1987 [1].")
     folder = tmp_path_factory.mktemp("gui-scripted")

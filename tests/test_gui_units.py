@@ -8,6 +8,7 @@ import pytest
 from gui_pdfs import SAMPLE_PAGES, make_pdf
 
 from desktop_rag.domain import DocKind, DocStatus, Document, FileOutcome, LineBox, Outcome
+from desktop_rag.domain.progress import ProgressEvent
 from desktop_rag.gui.chat_controller import chat_pairs, turn_views
 from desktop_rag.gui.core_panel import STATE_TEXT, CorePanel
 from desktop_rag.gui.geometry import Layout, Rect, box_to_view, fit_width_zoom, page_rects
@@ -20,7 +21,6 @@ from desktop_rag.gui.render import (
     link_citations,
     parse_cite_link,
 )
-from desktop_rag.progress import ProgressEvent
 
 
 def test_citation_markers_become_links() -> None:
@@ -124,7 +124,7 @@ def test_a_document_whose_file_is_missing_says_so() -> None:
 
 
 def test_chats_are_read_from_the_facade_records() -> None:
-    from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
+    from desktop_rag.store.chats import ChatSummary, ChatTurn
 
     summary = ChatSummary("c1", "First", "t", "t", 2)
     assert chat_pairs([summary]) == [("c1", "First")]
@@ -213,7 +213,7 @@ def test_pdf_find_moves_to_the_match(qtbot, tmp_path: Path) -> None:
 
 
 def test_restored_answers_link_every_citation() -> None:
-    from desktop_rag.llm.chat_store import ChatTurn
+    from desktop_rag.store.chats import ChatTurn
 
     def cite(n: int, inferred: bool = False) -> dict[str, object]:
         return {"n": n, "chunk_id": f"d:{n}", "inferred": inferred}

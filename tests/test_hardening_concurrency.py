@@ -15,11 +15,11 @@ import pytest
 
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
-from desktop_rag.doctor import consistency_check
 from desktop_rag.domain import Outcome
-from desktop_rag.errors import LibraryInUseError
+from desktop_rag.domain.errors import LibraryInUseError
+from desktop_rag.domain.fakes import FakeChatEngine, HashEmbedder, WordTokenCounter
 from desktop_rag.services import Services
-from desktop_rag.testing import FakeChatEngine, HashEmbedder, WordTokenCounter
+from desktop_rag.services.doctor import consistency_check
 from tests.ingest_docs import make_pdf, write_note
 
 ROOT = Path(__file__).resolve().parents[1]

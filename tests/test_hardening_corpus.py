@@ -17,11 +17,11 @@ import pytest
 
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
-from desktop_rag.doctor import consistency_check
 from desktop_rag.domain import IngestReport, Outcome
+from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
 from desktop_rag.ingest.loaders import MAX_MARKUP_DEPTH, markup_depth
 from desktop_rag.services import Services
-from desktop_rag.testing import HashEmbedder, WordTokenCounter
+from desktop_rag.services.doctor import consistency_check
 from tests.hardening_corpus import GOOD_NOTE_WORD, Expect, build_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,7 +129,7 @@ import json, os, shutil, sys, tempfile
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
 from desktop_rag.services import Services
-from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
+from desktop_rag.domain.fakes import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
 
 def services(folder):
     fakes = {"embedder": HashEmbedder(), "token_counter": WordTokenCounter(),

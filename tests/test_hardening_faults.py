@@ -20,11 +20,11 @@ import pytest
 
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
-from desktop_rag.doctor import consistency_check
 from desktop_rag.domain import DocStatus
-from desktop_rag.errors import StoreError
+from desktop_rag.domain.errors import StoreError
+from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
 from desktop_rag.services import Services
-from desktop_rag.testing import HashEmbedder, WordTokenCounter
+from desktop_rag.services.doctor import consistency_check
 from tests.ingest_docs import make_pdf, write_note
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,14 +17,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from desktop_rag.answering import citations, prompts
 from desktop_rag.domain import Chunk, DocKind, Passage
+from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
 from desktop_rag.ingest.chunker import Chunker
 from desktop_rag.ingest.loaders import load
 from desktop_rag.ingest.notes import markdown_segments
 from desktop_rag.ingest.ocr import OcrConfig, find_tessdata
 from desktop_rag.ingest.segments import LoadError, Segment, decode_text
-from desktop_rag.llm import citations, prompts
-from desktop_rag.testing import HashEmbedder, WordTokenCounter
 
 EXAMPLES = int(os.environ.get("HARDENING_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(

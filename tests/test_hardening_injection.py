@@ -14,13 +14,18 @@ from typing import Any
 
 import pytest
 
+from desktop_rag.answering import prompts
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
 from desktop_rag.domain import Answer
-from desktop_rag.llm import prompts
-from desktop_rag.protocols import ChatMessage
+from desktop_rag.domain.fakes import (
+    FakeChatEngine,
+    HashEmbedder,
+    InMemoryVectorIndex,
+    WordTokenCounter,
+)
+from desktop_rag.domain.protocols import ChatMessage
 from desktop_rag.services import Services
-from desktop_rag.testing import FakeChatEngine, HashEmbedder, InMemoryVectorIndex, WordTokenCounter
 from tests.ingest_docs import write_note
 
 STEEL = "# Steel report\n\nThe northern steel plant produced 420 tonnes of steel in 2019.\n"

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.errors import DownloadError, ModelIntegrityError, ModelNotFoundError
-from desktop_rag.hub import HubClient, RemoteFile, is_complete, repo_cache_dir
+from desktop_rag.config.paths import AppPaths
+from desktop_rag.domain.errors import DownloadError, ModelIntegrityError, ModelNotFoundError
+from desktop_rag.domain.progress import ProgressEvent
 from desktop_rag.models import ModelRegistry
-from desktop_rag.paths import AppPaths
-from desktop_rag.progress import ProgressEvent
+from desktop_rag.models.hub import HubClient, RemoteFile, is_complete, repo_cache_dir
 
 REPO = "acme/tiny-reranker"
 
@@ -216,8 +216,8 @@ def test_server_ignoring_range_restarts_cleanly(
 
 
 def test_cancel_keeps_the_part_for_resuming(hub: tuple[str, HubState], tmp_path: Path) -> None:
-    from desktop_rag.errors import CancelledError
-    from desktop_rag.progress import CancelToken
+    from desktop_rag.domain.errors import CancelledError
+    from desktop_rag.domain.progress import CancelToken
 
     endpoint, state = hub
     state.files["big.bin"] = b"z" * (3 * 1024 * 1024)

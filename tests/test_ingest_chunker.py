@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_rag.domain import LineBox
+from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
 from desktop_rag.ingest.chunker import Chunker
 from desktop_rag.ingest.notes import markdown_segments
 from desktop_rag.ingest.segments import SOFT_HYPHEN, Line, Segment
-from desktop_rag.testing import HashEmbedder, WordTokenCounter
 
 WORD = re.compile(r"\w+")
 

@@ -48,8 +48,8 @@ def test_pdf_segments_index_the_page_text(tmp_path: Path) -> None:
 def test_words_broken_across_lines_are_joined_in_chunks(tmp_path: Path) -> None:
     import pymupdf
 
+    from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
     from desktop_rag.ingest.chunker import Chunker
-    from desktop_rag.testing import HashEmbedder, WordTokenCounter
 
     doc = pymupdf.open()
     doc.new_page().insert_text((72, 72), "The quick brown fox demon-\nstrates hyphen-\nation.")

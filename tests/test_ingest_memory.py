@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.config import load_settings
-from desktop_rag.errors import ConfigError
+from desktop_rag.domain.errors import ConfigError
 from desktop_rag.ingest.memory import MemoryBudget, resident_bytes
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc and /proc")

@@ -15,11 +15,12 @@ import pytest
 
 from desktop_rag.cli.output import to_jsonable
 from desktop_rag.domain import FileOutcome, IngestReport, Outcome, Reason
-from desktop_rag.ingest import pipeline, planner
-from desktop_rag.ingest.pipeline import Ingestor
-from desktop_rag.progress import CancelToken, ProgressEvent
-from desktop_rag.store.catalog import Catalog
-from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
+from desktop_rag.domain.fakes import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
+from desktop_rag.domain.progress import CancelToken, ProgressEvent
+from desktop_rag.ingest import ingestion as pipeline
+from desktop_rag.ingest import planner
+from desktop_rag.ingest.ingestion import Ingestor
+from desktop_rag.store.documents import Catalog
 from tests.ingest_docs import NOTE, make_encrypted_pdf, make_pdf, write_note
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX file names, FIFOs")

@@ -9,7 +9,7 @@ from typing import Any
 
 from answer_helpers import AnswerServices, add_document, tiny_context
 
-from desktop_rag.protocols import ChatMessage
+from desktop_rag.domain.protocols import ChatMessage
 from desktop_rag.services.instructions_cache import FOLDER
 
 HANDBOOK = ["Employees receive 30 days of paid vacation per year; a manager approves it."]

@@ -6,8 +6,8 @@ import threading
 import time
 from typing import Any
 
-from desktop_rag.lazy import Lazy
-from desktop_rag.testing import FakeChatEngine
+from desktop_rag.bootstrap.lazy import Lazy
+from desktop_rag.domain.fakes import FakeChatEngine
 
 
 def test_a_part_is_built_once_when_threads_ask_together() -> None:

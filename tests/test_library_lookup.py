@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.errors import NotFoundError
+from desktop_rag.domain.errors import NotFoundError
 from desktop_rag.services import Services
 from tests.ingest_docs import write_note
 

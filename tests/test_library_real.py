@@ -18,10 +18,10 @@ from desktop_rag.bootstrap import build_context
 from desktop_rag.cli import main
 from desktop_rag.config import Settings
 from desktop_rag.domain import DocStatus, Outcome
-from desktop_rag.progress import CancelToken, ProgressEvent
-from desktop_rag.protocols import Embedder
+from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
+from desktop_rag.domain.progress import CancelToken, ProgressEvent
+from desktop_rag.domain.protocols import Embedder
 from desktop_rag.services import Services
-from desktop_rag.testing import HashEmbedder, WordTokenCounter
 from tests.ingest_docs import KNOWN, NOTE, make_pdf, write_note
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,8 +36,8 @@ def aged(path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def real_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    from desktop_rag.config.paths import resolve_paths
     from desktop_rag.models import ModelRegistry
-    from desktop_rag.paths import resolve_paths
     from desktop_rag.retrieval.embedder import load_embedder
 
     paths = resolve_paths(tmp_path_factory.mktemp("embedder")).ensure()

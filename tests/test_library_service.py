@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.domain import DocStatus, Outcome, Reason
-from desktop_rag.errors import LibraryInUseError, NotFoundError
+from desktop_rag.domain.errors import LibraryInUseError, NotFoundError
+from desktop_rag.domain.fakes import HashEmbedder
+from desktop_rag.domain.progress import CancelToken, ProgressEvent
 from desktop_rag.ingest.ocr import find_tessdata, ocr_config
-from desktop_rag.progress import CancelToken, ProgressEvent
 from desktop_rag.services import Services
 from desktop_rag.store.lock import WriterLock
-from desktop_rag.testing import HashEmbedder
 from tests.ingest_docs import (
     KNOWN,
     NOTE,
@@ -76,7 +76,7 @@ def test_reingesting_unchanged_files_loads_no_model_and_opens_no_vector_store(
     import desktop_rag.store.vectors as vectors_module
     from desktop_rag.bootstrap import build_context
     from desktop_rag.config import Settings
-    from desktop_rag.testing import InMemoryVectorIndex, WordTokenCounter
+    from desktop_rag.domain.fakes import InMemoryVectorIndex, WordTokenCounter
 
     opened: list[str] = []
     index = InMemoryVectorIndex()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.domain import FollowedFolder, Outcome, Reason
-from desktop_rag.progress import CancelToken, ProgressEvent
+from desktop_rag.domain.progress import CancelToken, ProgressEvent
 from desktop_rag.services import Services
 from desktop_rag.services import library as library_module
 from desktop_rag.services.library import FOLDER_EMPTY, FOLDER_MISSING
@@ -259,7 +259,7 @@ def test_a_sync_of_an_empty_library_does_nothing(services: Services) -> None:
 
 
 def test_following_survives_a_restart(fake_context: object, papers: Path) -> None:
-    from desktop_rag.store.catalog import Catalog
+    from desktop_rag.store.documents import Catalog
 
     Services(fake_context).ingest([papers])  # type: ignore[arg-type]
     db_path = Services(fake_context).ctx.catalog.db_path  # type: ignore[arg-type]

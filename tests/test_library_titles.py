@@ -11,9 +11,9 @@ import pymupdf
 import pytest
 
 from desktop_rag.domain import DocStatus, Outcome
-from desktop_rag.errors import DesktopRagError, LibraryInUseError, NotFoundError
+from desktop_rag.domain.errors import DesktopRagError, LibraryInUseError, NotFoundError
 from desktop_rag.services import Services
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 from desktop_rag.store.lock import WriterLock
 from tests.ingest_docs import write_note
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.errors import ConfigError
+from desktop_rag.domain.errors import ConfigError
 from desktop_rag.llm.llama_loading import engine_options, repack_helps
 
 AVX2 = "flags\t\t: fpu vme sse sse2 avx avx2 fma\n"
@@ -44,8 +44,8 @@ def test_the_setting_is_checked_and_reaches_the_engine_options() -> None:
 @pytest.mark.slow
 def test_the_packaged_model_answers_with_and_without_repacking(tmp_path: Path) -> None:
     from desktop_rag.bootstrap import build_context
+    from desktop_rag.domain.protocols import ChatMessage
     from desktop_rag.llm.llama_adapter import LlamaEngine
-    from desktop_rag.protocols import ChatMessage
 
     ctx = build_context(str(tmp_path), profile="tiny")
     path = ctx.registry.chat_model_path()

@@ -6,10 +6,10 @@ import threading
 import time
 from typing import Any
 
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import ChatMessage
 from desktop_rag.llm.llama_adapter import gpu_offload_supported, library_version
 from desktop_rag.llm.llama_loading import resolve_gpu_layers
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage
 
 MESSAGES = [
     ChatMessage("system", "You are a helpful assistant."),

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from table_pdfs import table_pdf
 
+from desktop_rag.answering import periods, prompts
+from desktop_rag.answering.periods import Period, asked_periods, column_period, periods_first
 from desktop_rag.domain import Chunk, DocKind, Passage
+from desktop_rag.domain.fakes import FakeChatEngine
 from desktop_rag.ingest import table_model
-from desktop_rag.llm import periods, prompts
-from desktop_rag.llm.periods import Period, asked_periods, column_period, periods_first
 from desktop_rag.services import Services
-from desktop_rag.testing import FakeChatEngine
 
 ROW = "Revenues — 2015: $ 4,180,339 | 2014: $ 3,431,434 | 2013: $ 2,751,375 (in thousands)"
 TABLE = f"Domestic Streaming Segment (in thousands, except per share data)\n{ROW}"

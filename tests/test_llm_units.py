@@ -7,12 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from desktop_rag.answering import prompts
+from desktop_rag.answering.citations import (
+    CitationChecker,
+    cited_numbers,
+    parse_numbers,
+    split_sentences,
+)
+from desktop_rag.answering.follow_up import standalone_query
 from desktop_rag.domain import Answer, Chunk, Citation, DocKind, Passage
-from desktop_rag.errors import LLMError, NotFoundError
-from desktop_rag.llm import prompts
-from desktop_rag.llm.chat_store import ChatStore
-from desktop_rag.llm.citations import CitationChecker, cited_numbers, parse_numbers, split_sentences
-from desktop_rag.llm.generation import (
+from desktop_rag.domain.errors import LLMError, NotFoundError
+from desktop_rag.domain.fakes import FakeChatEngine, HashEmbedder
+from desktop_rag.llm.streaming import (
     LOOP_LINES,
     LineLoopGuard,
     RepetitionGuard,
@@ -21,9 +27,8 @@ from desktop_rag.llm.generation import (
     Utf8Stream,
     without_repeated_lines,
 )
-from desktop_rag.llm.rewrite import standalone_query
 from desktop_rag.llm.worker import EngineWorker
-from desktop_rag.testing import FakeChatEngine, HashEmbedder
+from desktop_rag.store.chats import ChatStore
 
 
 def _passage(n: int, text: str, page: int = 1) -> Passage:

@@ -11,7 +11,7 @@ import pytest
 
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
-from desktop_rag.errors import LLMError
+from desktop_rag.domain.errors import LLMError
 from desktop_rag.llm import factory
 from desktop_rag.llm.llama_loading import ModelLoad, begin_load, engine_options
 
@@ -59,8 +59,8 @@ def test_a_server_backend_loads_no_model_file(
 
 @pytest.mark.slow
 def test_the_engine_takes_the_early_load_and_answers_the_same(tmp_path: Path) -> None:
+    from desktop_rag.domain.protocols import ChatMessage
     from desktop_rag.llm.llama_adapter import LlamaEngine
-    from desktop_rag.protocols import ChatMessage
 
     ctx = build_context(str(tmp_path), profile="tiny")
     llm = Settings(profile="tiny").updated({"llm.context_size": 1024}).llm

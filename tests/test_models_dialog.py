@@ -13,9 +13,9 @@ from desktop_rag.catalog.hardware import Hardware
 from desktop_rag.catalog.installed import InstallState
 from desktop_rag.catalog.service import ModelsService
 from desktop_rag.config import Settings
+from desktop_rag.domain.progress import ProgressEvent
 from desktop_rag.gui.models_dialog import ModelsDialog
 from desktop_rag.gui.workers import Job, SerialWorker
-from desktop_rag.progress import ProgressEvent
 from tests.models_hub import HubState, Repo, serve
 from tests.test_models_download import GGUF, ST_FILES, make_paths, service
 

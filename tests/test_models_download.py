@@ -22,10 +22,10 @@ from desktop_rag.catalog.installed import InstallState, embedding_info, entry_di
 from desktop_rag.catalog.loader import USER_FILE
 from desktop_rag.catalog.service import ModelsService
 from desktop_rag.config import Settings
-from desktop_rag.errors import CancelledError, DownloadError, ModelIntegrityError
-from desktop_rag.hub import HubClient
-from desktop_rag.paths import AppPaths
-from desktop_rag.progress import CancelToken
+from desktop_rag.config.paths import AppPaths
+from desktop_rag.domain.errors import CancelledError, DownloadError, ModelIntegrityError
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.models.hub import HubClient
 from tests.models_hub import HubState, Repo, serve
 
 ROOT = Path(__file__).resolve().parents[1]

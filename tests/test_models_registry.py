@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.assembly import AssembledModel
 from desktop_rag.config import Settings
-from desktop_rag.errors import ModelNotFoundError
+from desktop_rag.config.paths import AppPaths
+from desktop_rag.domain.errors import ModelNotFoundError
 from desktop_rag.models import QWEN_FILE, ModelRegistry, package_dir
-from desktop_rag.paths import AppPaths
+from desktop_rag.models.assembly import AssembledModel
 
 
 def make_registry(tmp_path: Path, settings: Settings | None = None, **kw: object) -> ModelRegistry:

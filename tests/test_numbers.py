@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from desktop_rag.numbers import (
+from desktop_rag.text.numbers import (
     Quantity,
     agrees,
     format_number,
@@ -17,7 +17,7 @@ from desktop_rag.numbers import (
     parse_number,
     unit_scale,
 )
-from desktop_rag.store.sparse import words
+from desktop_rag.text.words import words
 
 PARSED = [
     # plain and grouped

@@ -19,11 +19,11 @@ import pytest
 from desktop_rag.cli import main
 from desktop_rag.config import Settings
 from desktop_rag.domain import Answer, DocScope, RouteName
+from desktop_rag.domain.fakes import FakeChatEngine
+from desktop_rag.domain.protocols import ChatMessage, TokenCallback
 from desktop_rag.ingest.office import EVERYDAY_SUFFIXES
-from desktop_rag.places import TEXTUAL
-from desktop_rag.protocols import ChatMessage, TokenCallback
 from desktop_rag.services import Services
-from desktop_rag.testing import FakeChatEngine
+from desktop_rag.text.places import TEXTUAL
 from tests.office_docs import make_mixed_folder
 
 pytestmark = pytest.mark.slow

@@ -13,9 +13,9 @@ from typing import ClassVar
 
 import pytest
 
-from desktop_rag.doctor import consistency_check
 from desktop_rag.domain import IngestReport, Outcome
 from desktop_rag.services import Services
+from desktop_rag.services.doctor import consistency_check
 from tests.hardening_corpus import Expect
 from tests.office_hostile import GOOD_WORDS, build_office_corpus
 from tests.test_hardening_corpus import fake_model_services

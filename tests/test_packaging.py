@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag import assembly
-from desktop_rag.errors import ModelNotFoundError
-from desktop_rag.models import install_command, package_dir
+from desktop_rag.domain.errors import ModelNotFoundError
+from desktop_rag.models import assembly, install_command, package_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGING = ROOT / "packaging"

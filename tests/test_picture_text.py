@@ -12,6 +12,7 @@ import pytest
 
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
+from desktop_rag.domain.protocols import Embedder
 from desktop_rag.ingest.ocr import OcrConfig, find_tessdata
 from desktop_rag.ingest.page_extras import read_page_extras
 from desktop_rag.ingest.pdf_pages import page_text
@@ -23,7 +24,6 @@ from desktop_rag.ingest.picture_text import (
     plausible,
     with_pictures,
 )
-from desktop_rag.protocols import Embedder
 from desktop_rag.services import Services
 
 TESSDATA = find_tessdata("", "eng")
@@ -139,8 +139,8 @@ def test_a_pictures_words_are_read_with_their_boxes_on_the_page(tmp_path: Path) 
 
 @pytest.fixture(scope="module")
 def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    from desktop_rag.config.paths import resolve_paths
     from desktop_rag.models import ModelRegistry
-    from desktop_rag.paths import resolve_paths
     from desktop_rag.retrieval.embedder import load_embedder
 
     paths = resolve_paths(tmp_path_factory.mktemp("embedder")).ensure()
@@ -203,8 +203,8 @@ def test_an_answer_from_a_pictures_words_is_highlighted_in_the_picture(
 ) -> None:
     from test_gui_window import shoot
 
+    from desktop_rag.domain.fakes import FakeChatEngine
     from desktop_rag.gui.main_window import MainWindow
-    from desktop_rag.testing import FakeChatEngine
 
     reply = "The North basin took in 4,180 litres [1]."
     parts = {"embedder": embedder, "engine": FakeChatEngine(reply)}

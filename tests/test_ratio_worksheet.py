@@ -4,14 +4,16 @@ the worked calculation in the prompt, and the answer's copy of it checked like a
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from desktop_rag.answering import prompts
+from desktop_rag.answering.calculations import check_calculations
+from desktop_rag.answering.periods import Period
+from desktop_rag.answering.ratio_worksheet import asked_ratio, worksheet
+from desktop_rag.answering.statement_lines import find_line, matches, table_rows
 from desktop_rag.domain import CalculationProblem, Chunk, DocKind, Passage
-from desktop_rag.llm import prompts
-from desktop_rag.llm.calculations import check_calculations
-from desktop_rag.llm.periods import Period
-from desktop_rag.llm.ratio_worksheet import asked_ratio, worksheet
-from desktop_rag.llm.statement_lines import find_line, matches, table_rows
 
 INCOME = (
     "CONSOLIDATED STATEMENTS OF INCOME (in millions)\n"
@@ -201,7 +203,7 @@ class Chunks:
 
 
 def test_missing_lines_are_fetched_from_the_documents_statements() -> None:
-    from desktop_rag.services.ratio_lines import RatioLines
+    from desktop_rag.answering.ratio_lines import RatioLines
 
     half = BALANCE.split("Total current assets")[0]  # retrieval brought the top of the sheet
     chunks = Chunks(NOTES, CASH_FLOWS, BALANCE, INCOME)
@@ -215,7 +217,7 @@ def test_missing_lines_are_fetched_from_the_documents_statements() -> None:
 
 
 def test_nothing_is_fetched_when_the_passages_hold_the_lines_or_no_ratio_is_asked() -> None:
-    from desktop_rag.services.ratio_lines import RatioLines
+    from desktop_rag.answering.ratio_lines import RatioLines
 
     chunks = Chunks(BALANCE)
     lines = RatioLines(chunks)
@@ -224,9 +226,21 @@ def test_nothing_is_fetched_when_the_passages_hold_the_lines_or_no_ratio_is_aske
     assert chunks.reads == 0
 
 
-def test_the_worked_calculation_is_kept_when_the_answer_paraphrases_it() -> None:
-    from desktop_rag.services.answer_rules import with_worked
+def with_worked(
+    calculations: tuple[Any, ...], sheet: Any, text: str, passages: Any, question: str
+) -> tuple[Any, ...]:
+    """The pipeline's worked calculations for an answer whose own lines are `calculations`."""
+    from desktop_rag.answering.draft import NO_CORE, Draft
+    from desktop_rag.answering.pipeline import worked_calculations
+    from desktop_rag.domain import SearchResult
 
+    draft = Draft(question, question, "chat", NO_CORE, tuple(passages),
+                  SearchResult(question, "hybrid", "none", False, ()), worked=sheet, text=text)
+    draft._checked[text] = calculations  # the answer's own lines, as given
+    return worked_calculations(draft)
+
+
+def test_the_worked_calculation_is_kept_when_the_answer_paraphrases_it() -> None:
     question = "What is the current ratio in FY2021?"
     sheet = worksheet(question, PASSAGES)
     said = "The calculation is 26,291 [3] divided by 9,674 [3], which is 2.72 [3]."
@@ -238,9 +252,9 @@ def test_the_worked_calculation_is_kept_when_the_answer_paraphrases_it() -> None
 
 
 def test_a_sentence_stating_the_worked_ratio_in_its_own_words_is_backed() -> None:
-    from desktop_rag.llm.calc_support import unsupported
-    from desktop_rag.llm.citations import Sentence
-    from desktop_rag.services.answer_rules import named, with_worked
+    from desktop_rag.answering.answer_rules import named
+    from desktop_rag.answering.calc_support import unsupported
+    from desktop_rag.answering.citations import Sentence
 
     question = "What is the current ratio in FY2021?"
     sheet = worksheet(question, PASSAGES)

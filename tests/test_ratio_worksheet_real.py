@@ -15,8 +15,8 @@ from table_pdfs import statements_pdf
 
 from desktop_rag.config import Settings
 from desktop_rag.domain import CalculationProblem
-from desktop_rag.protocols import ChatMessage, TokenCallback
-from desktop_rag.testing import FakeChatEngine
+from desktop_rag.domain.fakes import FakeChatEngine
+from desktop_rag.domain.protocols import ChatMessage, TokenCallback
 
 pytestmark = pytest.mark.slow
 _WORKED = re.compile(r"^Calculation: [0-9(].*$", re.MULTILINE)  # not the bare form "a [n] / b [n]"

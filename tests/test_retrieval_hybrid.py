@@ -8,11 +8,11 @@ import pytest
 from retrieval_fakes import MemoryLookup, MemorySparse, make_chunks
 
 from desktop_rag.domain import Chunk, DocScope, ScoredChunk
-from desktop_rag.errors import ConfigError
+from desktop_rag.domain.errors import ConfigError
+from desktop_rag.domain.fakes import HashEmbedder, InMemoryVectorIndex
 from desktop_rag.retrieval.evidence import EvidenceGate, content_terms, term_coverage
 from desktop_rag.retrieval.hybrid import HybridConfig, HybridRetriever, identifiers
 from desktop_rag.retrieval.rerank import rerank
-from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex
 
 TEXTS = [
     "The pump assembly uses gasket XK-4471-B rated for high pressure.",

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from desktop_rag.retrieval.metrics import evaluate, ndcg_at, recall_at, rr_at
+from desktop_rag.evaluation.metrics import evaluate, ndcg_at, recall_at, rr_at
 
 
 def test_hand_computed_values() -> None:

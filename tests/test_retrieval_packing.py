@@ -5,8 +5,8 @@ from __future__ import annotations
 from retrieval_fakes import MemoryLookup, make_chunks
 
 from desktop_rag.domain import Chunk, ScoredChunk
+from desktop_rag.domain.fakes import WordTokenCounter
 from desktop_rag.retrieval.packing import Packer, header, join_without_overlap
-from desktop_rag.testing import WordTokenCounter
 
 
 def words(n: int, tag: str) -> str:

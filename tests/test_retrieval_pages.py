@@ -8,10 +8,10 @@ import pytest
 from retrieval_fakes import MemoryLookup, MemorySparse, make_chunks
 
 from desktop_rag.domain import DocScope, PageRefs
+from desktop_rag.domain.fakes import HashEmbedder, InMemoryVectorIndex
 from desktop_rag.retrieval.hybrid import HybridRetriever
 from desktop_rag.retrieval.pages import page_references
-from desktop_rag.store.catalog import Catalog
-from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex
+from desktop_rag.store.documents import Catalog
 from tests.test_store_catalog import chunks, doc
 
 

@@ -9,7 +9,7 @@ import pytest
 from retrieval_fakes import tiny_cross_encoder
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.errors import ConfigError, ModelNotFoundError
+from desktop_rag.domain.errors import ConfigError, ModelNotFoundError
 from desktop_rag.services.rerankers import Rerankers
 
 __all__ = ["tiny_cross_encoder"]

@@ -10,9 +10,9 @@ from retrieval_fakes import tiny_cross_encoder
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.cli.commands_search import search_json
 from desktop_rag.domain import DocScope
-from desktop_rag.errors import NotFoundError
+from desktop_rag.domain.errors import NotFoundError
+from desktop_rag.domain.fakes import WordTokenCounter
 from desktop_rag.services import Services
-from desktop_rag.testing import WordTokenCounter
 
 __all__ = ["tiny_cross_encoder"]
 

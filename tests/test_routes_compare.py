@@ -11,9 +11,9 @@ import pytest
 from answer_helpers import AnswerServices, add_document
 
 from desktop_rag.domain import EVERYWHERE, DocFocus, DocScope
+from desktop_rag.domain.fakes import FakeChatEngine
 from desktop_rag.routes.compare_sides import side_query, sides_of
 from desktop_rag.services import Services
-from desktop_rag.testing import FakeChatEngine
 from tests.ingest_docs import text_pdfs
 
 
@@ -120,7 +120,7 @@ def test_the_chat_says_what_was_compared_and_how_many_sides_are_cited(fake_conte
 
 
 def test_a_comparison_asks_for_each_sides_figure_not_for_a_formula(fake_context: Any) -> None:
-    from desktop_rag.services.answer_rules import formula_shape
+    from desktop_rag.answering.answer_rules import formula_shape
 
     services, engine = _services(fake_context, "It was 4,180 [1] and 5,020 [3].")
     services.ask("Compare Acme revenue in 2019 and 2021")

@@ -25,8 +25,8 @@ from desktop_rag.bootstrap import build_context
 from desktop_rag.cli import main
 from desktop_rag.config import Settings
 from desktop_rag.domain import Answer, AnswerStage, DocScope, RouteInfo, RouteName, Stage
-from desktop_rag.errors import CancelledError
-from desktop_rag.progress import CancelToken
+from desktop_rag.domain.errors import CancelledError
+from desktop_rag.domain.progress import CancelToken
 from desktop_rag.routes.base import RouteRequest
 from desktop_rag.routes.exhaustive import ExhaustiveSettings
 from desktop_rag.services import Services

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from desktop_rag.domain import Answer
-from desktop_rag.routed import RouteInfo, RouteName
+from desktop_rag.domain.routed import RouteInfo, RouteName
 from desktop_rag.routes.base import RouteRequest
 from desktop_rag.services.routing import LookupWhenNoneFound
 

@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from desktop_rag.answering.citations import CitationChecker
 from desktop_rag.domain import PICTURE_TEXT, Chunk, DocKind
-from desktop_rag.llm.citations import CitationChecker
+from desktop_rag.domain.fakes import HashEmbedder
 from desktop_rag.routes.key_sentences import (
     Candidate,
     candidates,
@@ -28,7 +29,6 @@ from desktop_rag.routes.sections import Section
 from desktop_rag.routes.summary import Parts, SummaryRoute, SummarySettings
 from desktop_rag.routes.summary_prompts import PROMPT_VERSION
 from desktop_rag.routes.summary_store import Identity, SummaryStore
-from desktop_rag.testing import HashEmbedder
 from tests.test_routes_summary import _SOURCE, Library, SummaryEngine, paper, request, words
 
 CONTRIBUTION = "In this paper we propose a lantern index that finds rare passages in long reports."

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.domain import Answer, Chunk, DocKind, DocStatus, Document, RouteName
-from desktop_rag.routes import route_eval
+from desktop_rag.evaluation import route_eval
 from desktop_rag.routes.base import RouteRequest, RouteTable, parse_route
 from desktop_rag.routes.compose import Reading, headline
 from desktop_rag.routes.judge import judge_messages, parse_verdicts

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.answering.citations import CitationChecker
 from desktop_rag.domain import (
     EVERYWHERE,
     AnswerStage,
@@ -24,15 +25,14 @@ from desktop_rag.domain import (
     RouteInfo,
     RouteName,
 )
-from desktop_rag.errors import CancelledError
-from desktop_rag.llm.citations import CitationChecker
-from desktop_rag.progress import CancelToken, ProgressEvent
-from desktop_rag.protocols import ChatMessage, Generation
+from desktop_rag.domain.errors import CancelledError
+from desktop_rag.domain.fakes import FakeChatEngine
+from desktop_rag.domain.progress import CancelToken, ProgressEvent
+from desktop_rag.domain.protocols import ChatMessage, Generation
 from desktop_rag.routes.base import RouteRequest
 from desktop_rag.routes.summary import Parts, SummaryRoute, SummarySettings
 from desktop_rag.routes.summary_prompts import MAP_SYSTEM, PROMPT_VERSION
 from desktop_rag.routes.summary_store import Identity, SummaryStore
-from desktop_rag.testing import FakeChatEngine
 
 _SOURCE = re.compile(r'<source id="(\d+)"[^>]*>\n(.*?)\n</source>', re.DOTALL)
 _TEXT = re.compile(r"<text>\n(.*?)\n</text>", re.DOTALL)

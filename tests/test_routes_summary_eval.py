@@ -8,10 +8,11 @@ from pathlib import Path
 
 from test_routes_summary import Library, SummaryEngine, request, route
 
+from desktop_rag.answering.alignment import Aligner
+from desktop_rag.answering.citations import CitationChecker
 from desktop_rag.domain import DocScope, Passage
-from desktop_rag.llm.alignment import Aligner
-from desktop_rag.llm.citations import CitationChecker
-from desktop_rag.routes.summary_eval import (
+from desktop_rag.evaluation import Evaluations
+from desktop_rag.evaluation.summary_eval import (
     HeldOut,
     abstract_spans,
     abstract_text,
@@ -111,8 +112,8 @@ def test_eval_summaries_scores_generated_papers_end_to_end(tmp_path: Path) -> No
 
     from desktop_rag.bootstrap import build_context
     from desktop_rag.config import Settings
+    from desktop_rag.evaluation.summary_runs import SummaryEvalOptions
     from desktop_rag.services import Services
-    from desktop_rag.services.summary_evaluation import SummaryEvalOptions
 
     docs = tmp_path / "papers"
     for name in ("a.pdf", "b.pdf"):
@@ -123,7 +124,7 @@ def test_eval_summaries_scores_generated_papers_end_to_end(tmp_path: Path) -> No
     try:
         records: list[dict[str, object]] = []
         options = SummaryEvalOptions(("a.pdf", "b.pdf", "missing.pdf"), on_record=records.append)
-        report = services.route_evaluation.eval_summaries(docs, options=options)
+        report = Evaluations(services).route_evaluation.eval_summaries(docs, options=options)
     finally:
         services.close()
     assert report["papers"] == report["scored"] == 2 and len(records) == 2

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.domain import Chunk, DocKind
-from desktop_rag.progress import CancelToken
+from desktop_rag.domain.progress import CancelToken
 from desktop_rag.routes.router import decide
 from desktop_rag.routes.sections import headings_in, sections, skipped_pages
 from desktop_rag.routes.summary_format import (
@@ -141,8 +141,8 @@ def test_the_quick_whole_limit_applies_without_a_gpu_and_follows_the_setting(
 ) -> None:
     """The chat model on a CPU: a text above `llm.summary_whole_cpu_tokens` starts from its key
     sentences; the same model with GPU offload reads whatever fits."""
+    from desktop_rag.domain.fakes import FakeChatEngine
     from desktop_rag.services.routing import summary_settings
-    from desktop_rag.testing import FakeChatEngine
 
     class OnGpu(FakeChatEngine):
         gpu_offload = True

@@ -18,7 +18,7 @@ from desktop_rag.bootstrap import build_context
 from desktop_rag.cli import main
 from desktop_rag.config import Settings
 from desktop_rag.domain import DocScope
-from desktop_rag.routed import RouteName
+from desktop_rag.domain.routed import RouteName
 from desktop_rag.services import Services
 
 TOPICS = ("sorting", "belts", "weights", "scanners", "robots", "labels", "pallets", "trucks")

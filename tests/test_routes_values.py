@@ -14,7 +14,7 @@ from bench.values_docs import build
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
 from desktop_rag.domain import Chunk, DocKind, DocScope, RouteName
-from desktop_rag.routes.count_eval import load_count_questions, record
+from desktop_rag.evaluation.count_eval import load_count_questions, record
 from desktop_rag.routes.router import decide
 from desktop_rag.routes.target import parse
 from desktop_rag.routes.units import ItemUnit, units_of

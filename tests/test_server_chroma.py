@@ -14,11 +14,11 @@ from server_procs import chroma_server
 
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings, StoreSettings
+from desktop_rag.config.paths import resolve_paths
 from desktop_rag.domain import DocScope
-from desktop_rag.errors import StoreError
-from desktop_rag.paths import resolve_paths
+from desktop_rag.domain.errors import StoreError
+from desktop_rag.domain.fakes import HashEmbedder, WordTokenCounter
 from desktop_rag.store.vectors import ChromaVectorIndex, open_vector_index
-from desktop_rag.testing import HashEmbedder, WordTokenCounter
 
 _databases = itertools.count()
 

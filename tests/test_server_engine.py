@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from server_procs import free_port
 
-from desktop_rag.errors import ConfigError, LLMError
+from desktop_rag.domain.errors import ConfigError, LLMError
+from desktop_rag.domain.fakes import WordTokenCounter
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import ChatMessage
 from desktop_rag.llm.server_engine import ServerEngine
 from desktop_rag.llm.server_http import Endpoint
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage
-from desktop_rag.testing import WordTokenCounter
 
 Route = Callable[[BaseHTTPRequestHandler, dict[str, Any]], None]
 MODELS = {"data": [{"id": "models/tiny-chat.gguf"}]}

@@ -12,11 +12,11 @@ import pytest
 from server_procs import llama_server
 
 from desktop_rag.config import Settings
-from desktop_rag.errors import LLMError
+from desktop_rag.config.paths import AppPaths
+from desktop_rag.domain.errors import LLMError
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import ChatMessage
 from desktop_rag.llm.server_engine import ServerEngine
-from desktop_rag.paths import AppPaths
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage
 
 pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] is not installed")
 
@@ -132,8 +132,8 @@ def server_services(
     server_url: str, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Any]:
     from desktop_rag.bootstrap import build_context
+    from desktop_rag.domain.fakes import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
     from desktop_rag.services import Services
-    from desktop_rag.testing import HashEmbedder, InMemoryVectorIndex, WordTokenCounter
 
     monkeypatch.setenv("DESKTOP_RAG_LLM_API_KEY", API_KEY)
     settings = Settings(profile="tiny")

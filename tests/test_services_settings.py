@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from desktop_rag.config import Settings, load_settings
-from desktop_rag.errors import ConfigError
+from desktop_rag.domain.errors import ConfigError
+from desktop_rag.domain.fakes import FakeChatEngine
 from desktop_rag.services import Services, engine_changed
-from desktop_rag.testing import FakeChatEngine
 
 
 class ClosingEngine(FakeChatEngine):

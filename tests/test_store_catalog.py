@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.domain import Chunk, DocKind, DocScope, DocStatus, Document, LineBox
-from desktop_rag.store.catalog import Catalog
 from desktop_rag.store.catalog_steps import searchable_title
-from desktop_rag.store.sparse import match_query, words
+from desktop_rag.store.documents import Catalog
+from desktop_rag.store.sparse import match_query
+from desktop_rag.text.words import words
 
 
 def doc(doc_id: str, path: str = "/docs/a.pdf") -> Document:
@@ -97,7 +98,7 @@ def test_match_query_quotes_terms_and_drops_stopwords() -> None:
 
 
 def test_text_shas_find_existing_chunks(catalog: Catalog) -> None:
-    from desktop_rag.store.catalog import text_sha
+    from desktop_rag.store.documents import text_sha
 
     catalog.add_pending(doc("aaaa"), chunks("aaaa", ["same text"]))
     assert catalog.chunk_ids_with_text([text_sha("same text")]) == {

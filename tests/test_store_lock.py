@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.errors import LibraryInUseError
+from desktop_rag.domain.errors import LibraryInUseError
 from desktop_rag.store.lock import WriterLock
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.domain import DocScope
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 from desktop_rag.store.sparse_memory import MemoryBm25Index, Snapshot, memory_mb
 from tests.test_store_catalog import chunks, doc
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from table_pdfs import table_pdf
 
-from desktop_rag.protocols import SparseIndex
+from desktop_rag.domain.protocols import SparseIndex
 from desktop_rag.services import Services
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 from desktop_rag.store.sparse import (
     SPARSE_VERSION_KEY,
     indexed_numbers,

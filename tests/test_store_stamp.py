@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from desktop_rag.config import StoreSettings
-from desktop_rag.paths import resolve_paths
+from desktop_rag.config.paths import resolve_paths
 from desktop_rag.store.stamp import WriteStamp
 from desktop_rag.store.vectors import open_vector_index
 
@@ -33,7 +33,7 @@ def test_a_stamp_that_cannot_be_written_is_logged_not_raised(tmp_path: Path) -> 
 _WRITER = """
 import sys, numpy as np
 from desktop_rag.config import StoreSettings
-from desktop_rag.paths import resolve_paths
+from desktop_rag.config.paths import resolve_paths
 from desktop_rag.store.vectors import open_vector_index
 index = open_vector_index(
     resolve_paths(sys.argv[1]).ensure(), StoreSettings())

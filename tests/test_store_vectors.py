@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from desktop_rag.config import StoreSettings
+from desktop_rag.config.paths import resolve_paths
 from desktop_rag.domain import DocScope
-from desktop_rag.paths import resolve_paths
-from desktop_rag.protocols import VectorIndex
+from desktop_rag.domain.fakes import InMemoryVectorIndex
+from desktop_rag.domain.protocols import VectorIndex
 from desktop_rag.store.vectors import ChromaVectorIndex, open_vector_index
-from desktop_rag.testing import InMemoryVectorIndex
 
 
 @pytest.fixture

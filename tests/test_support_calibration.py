@@ -10,7 +10,7 @@ import pytest
 from embedder_shared import torch_fp32
 
 from bench.support_check import evaluate, flags, load_pairs, report
-from desktop_rag.llm.citations import SUPPORT_THRESHOLD, CitationChecker
+from desktop_rag.answering.citations import SUPPORT_THRESHOLD, CitationChecker
 
 MAX_FALSE_FLAGS = 0.05
 MIN_CAUGHT = 0.80

@@ -65,8 +65,8 @@ def test_a_table_over_three_pages_carries_its_header_twice(tmp_path: Path) -> No
 
 def test_the_library_indexes_the_continued_rows_with_their_years(tmp_path: Path) -> None:
     from desktop_rag.bootstrap import build_context
+    from desktop_rag.domain.fakes import FakeChatEngine
     from desktop_rag.services import Services
-    from desktop_rag.testing import FakeChatEngine
 
     pdf = continued_table_pdf(tmp_path / "docs" / "statement.pdf")
     ctx = build_context(str(tmp_path / "lib"), settings=Settings(profile="tiny"),

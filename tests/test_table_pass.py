@@ -20,8 +20,8 @@ from desktop_rag.bootstrap import build_context
 from desktop_rag.cli import main
 from desktop_rag.config import Settings
 from desktop_rag.domain import Chunk, Document
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import Embedder
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import Embedder
 from desktop_rag.services import Services
 from desktop_rag.store.table_steps import TableSteps
 
@@ -35,8 +35,8 @@ class Crash(BaseException):
 
 @pytest.fixture(scope="module")
 def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    from desktop_rag.config.paths import resolve_paths
     from desktop_rag.models import ModelRegistry
-    from desktop_rag.paths import resolve_paths
     from desktop_rag.retrieval.embedder import load_embedder
 
     paths = resolve_paths(tmp_path_factory.mktemp("embedder")).ensure()

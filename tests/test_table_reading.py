@@ -8,10 +8,10 @@ from typing import Any
 
 from answer_helpers import AnswerServices, add_document
 
+from desktop_rag.answering import prompts
+from desktop_rag.answering.table_reading import NOTE, cell_answer, read_cell
 from desktop_rag.domain import Chunk, DocKind, Passage
-from desktop_rag.llm import prompts
-from desktop_rag.services.table_reading import NOTE, cell_answer, read_cell
-from desktop_rag.testing import FakeChatEngine
+from desktop_rag.domain.fakes import FakeChatEngine
 
 RESULTS = ("Table 1: Accuracy\n"
            "PaLM-2L — MMLU Physics: 66.4% (0.8%) | MMLU Chemistry: 70.9% (0.9%)\n"

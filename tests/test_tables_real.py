@@ -19,8 +19,8 @@ REPLY = "Revenues in 2015 were $ 4,180,339 thousand [1]."
 
 def _services(data_dir: Path, settings: Settings) -> Any:
     from desktop_rag.bootstrap import build_context
+    from desktop_rag.domain.fakes import FakeChatEngine
     from desktop_rag.services import Services
-    from desktop_rag.testing import FakeChatEngine
 
     ctx = build_context(str(data_dir), settings=settings,
                         overrides={"engine": FakeChatEngine(REPLY)})  # fmt: skip

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from desktop_rag.config import StoreSettings
+from desktop_rag.config.paths import AppPaths, resolve_paths
 from desktop_rag.domain import DocScope
-from desktop_rag.paths import AppPaths, resolve_paths
-from desktop_rag.protocols import Vector
+from desktop_rag.domain.protocols import Vector
 from desktop_rag.store.stamp import STAMP_NAME
 from desktop_rag.store.vector_snapshot import (
     POINTER,

@@ -1,6 +1,6 @@
 """Downloads a catalog entry: every file, verified, resumable, with speed and ETA, cancellable.
 
-Built on `desktop_rag.hub.HubClient` rather than `huggingface_hub.hf_hub_download`: measured
+Built on `desktop_rag.models.hub.HubClient` rather than `huggingface_hub.hf_hub_download`: measured
 against the local test server, hf_hub_download (2.4) writes each file to a process-unique
 `.incomplete` file that it deletes when the download fails or is stopped, so a download never
 resumes after a restart; it names the blob by the ETag but never hashes the bytes it received
@@ -21,9 +21,9 @@ from pathlib import Path
 from desktop_rag.catalog.entries import CatalogEntry, CatalogError
 from desktop_rag.catalog.hardware import free_disk_mb
 from desktop_rag.catalog.installed import entry_dir, usable_path, write_marker, write_prefixes
-from desktop_rag.errors import DownloadError
-from desktop_rag.hub import COMPLETE_MARK, HubClient, RemoteFile, wanted
-from desktop_rag.progress import CancelToken, ProgressEvent
+from desktop_rag.domain.errors import DownloadError
+from desktop_rag.domain.progress import CancelToken, ProgressEvent
+from desktop_rag.models.hub import COMPLETE_MARK, HubClient, RemoteFile, wanted
 
 MIB = 1024 * 1024
 DISK_MARGIN_MB = 200  # left free after the download

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from desktop_rag.errors import ConfigError
+from desktop_rag.domain.errors import ConfigError
 
 Kind = Literal["chat", "embedder", "cross-encoder"]
 Packaged = Literal["default", "tiny", "embedder"]

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from desktop_rag.catalog.entries import CatalogEntry, CatalogError, EmbeddingInfo
 from desktop_rag.config import Settings
-from desktop_rag.errors import DesktopRagError
-from desktop_rag.hub import COMPLETE_MARK
-from desktop_rag.paths import AppPaths
+from desktop_rag.config.paths import AppPaths
+from desktop_rag.domain.errors import DesktopRagError
+from desktop_rag.models.hub import COMPLETE_MARK
 
 MIB = 1024 * 1024
 

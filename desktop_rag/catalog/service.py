@@ -25,13 +25,13 @@ from desktop_rag.catalog.installed import (
 )
 from desktop_rag.catalog.loader import Catalog, load_catalog
 from desktop_rag.config import Settings
-from desktop_rag.errors import DesktopRagError
-from desktop_rag.paths import AppPaths
-from desktop_rag.progress import CancelToken, ProgressCallback
+from desktop_rag.config.paths import AppPaths
+from desktop_rag.domain.errors import DesktopRagError
+from desktop_rag.domain.progress import CancelToken, ProgressCallback
 
 if TYPE_CHECKING:
     from desktop_rag.catalog.downloads import DownloadCallback
-    from desktop_rag.hub import HubClient
+    from desktop_rag.models.hub import HubClient
 
 # switch_embedder(ctx, model_dir, name, progress, cancel) -> SwitchOutcome (services layer)
 SwitchFn = Callable[[Any, Path, str, ProgressCallback, CancelToken], object]
@@ -106,7 +106,7 @@ class ModelsService:
         """Fetches an entry the user asked for (asking is the consent: see `models.allow_downloads`
         for downloads nobody asked for)."""
         from desktop_rag.catalog.downloads import download_entry, no_download_progress
-        from desktop_rag.hub import HubClient
+        from desktop_rag.models.hub import HubClient
 
         entry = self.catalog.get(entry_id)
         make = self._client or HubClient

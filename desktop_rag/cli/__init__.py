@@ -22,7 +22,7 @@ from desktop_rag.cli import (
     commands_search,
 )
 from desktop_rag.cli.output import CommandFailed, emit_error
-from desktop_rag.errors import DesktopRagError
+from desktop_rag.domain.errors import DesktopRagError
 
 log = logging.getLogger("desktop_rag")
 

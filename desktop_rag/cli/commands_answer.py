@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_rag.cli.commands_search import add_doc_option, focus_json
-from desktop_rag.cli.output import emit_json, open_services, say, warn
+from desktop_rag.cli.output import cancel_on_interrupt, emit_json, open_services, say, warn
 from desktop_rag.domain import Answer, AnswerStage, Citation, LineBox, Stage
-from desktop_rag.places import place
-from desktop_rag.progress import CancelToken, ProgressEvent
+from desktop_rag.domain.progress import CancelToken, ProgressEvent
+from desktop_rag.text.places import place
 
 if TYPE_CHECKING:  # the services package loads numpy: not for `--help`
     from desktop_rag.services.core import CoreStatus
 
 TIMINGS = ("retrieve_ms", "rerank_ms", "ttft_ms", "total_ms", "prompt_tokens", "cached_tokens",
-           "generated_tokens", "restore_ms", "second_look_ms", "reconsider_ms")
+           "generated_tokens", "restore_ms")
 ROUTES = ("lookup", "summary", "exhaustive", "compare")  # routed.RouteName's values
 _OPEN_STAGES = (Stage.READING, Stage.SCANNING, Stage.JUDGING)  # with progress, updated in place
 
@@ -51,15 +49,6 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
         action = actions.add_parser(name, help=text)
         action.add_argument("--json", action="store_true", help="one JSON document on stdout")
         action.set_defaults(func=run_core)
-
-
-@contextmanager
-def _cancel_on_interrupt(token: CancelToken) -> Iterator[None]:
-    previous = signal.signal(signal.SIGINT, lambda *_: token.cancel())
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _stream(piece: str) -> None:
@@ -105,7 +94,7 @@ def run_ask(args: argparse.Namespace) -> int:
     # the chat model and the embedder load while the services import and the library opens
     with (
         open_services(args, preload=("engine", "embedder")) as services,
-        _cancel_on_interrupt(token),
+        cancel_on_interrupt(token),
     ):
         on_token = None if args.json else _stream
         scope = services.scope_of(args.doc)
@@ -143,8 +132,6 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "count": answer.route.count,
         "items": [item.to_record() for item in answer.items],
         "focus": focus_json(answer.focus),
-        "second_look": answer.second_look.to_record() if answer.second_look else None,
-        "reconsidered": answer.reconsidered.to_record() if answer.reconsidered else None,
         "timings": {k: t.get(k, 0) for k in TIMINGS}
         | {"prefill_ms": t.get("generation_ttft_ms", 0)},  # the prompt's uncached part
     }
@@ -183,10 +170,6 @@ def _print_answer(answer: Answer) -> None:
     for sentence in answer.unsupported_sentences:
         warn(f"unsupported: {sentence}")
     _print_route(answer)
-    if answer.second_look is not None and answer.second_look.answered:
-        warn(f"{answer.second_look.describe()}: \"{answer.second_look.quote}\".")
-    if answer.reconsidered is not None and answer.reconsidered.answered:
-        warn(answer.reconsidered.describe() + ".")
     if answer.focus is not None:
         warn(answer.focus.describe())
     mode = "GPU" if answer.gpu_offload else "CPU"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from desktop_rag.cli.output import emit_json, say
 
 if TYPE_CHECKING:
-    from desktop_rag.doctor import Check, DoctorReport
+    from desktop_rag.services.doctor import Check, DoctorReport
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
@@ -24,7 +24,7 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
 
 def run(args: argparse.Namespace) -> int:
     from desktop_rag.bootstrap import build_context
-    from desktop_rag.doctor import other_profile_context, run_doctor
+    from desktop_rag.services.doctor import other_profile_context, run_doctor
 
     ctx = build_context(args.data_dir, args.profile)
     other = other_profile_context(ctx)

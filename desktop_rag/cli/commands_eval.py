@@ -11,8 +11,9 @@ from typing import Any
 
 from desktop_rag.cli import commands_eval_routes
 from desktop_rag.cli.output import emit_json, emit_report, jsonl_records, open_services, say
-from desktop_rag.progress import ProgressEvent
-from desktop_rag.retrieval.pdfqa import DOCUMENT, LIBRARY
+from desktop_rag.domain.progress import ProgressEvent
+from desktop_rag.evaluation import Evaluations
+from desktop_rag.evaluation.pdfqa import DOCUMENT, LIBRARY
 
 
 def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
@@ -67,7 +68,7 @@ def _register_answers(kinds: Any) -> None:
 
 
 def _source_list(text: str) -> tuple[str, ...]:
-    from desktop_rag.retrieval.answer_eval import SOURCE_NAMES
+    from desktop_rag.evaluation.answer_eval import SOURCE_NAMES
 
     names = tuple(n.strip().lower() for n in text.split(",") if n.strip())
     unknown = [n for n in names if n not in SOURCE_NAMES]
@@ -100,7 +101,8 @@ def _workdir(args: argparse.Namespace) -> Path | None:
 def run_beir(args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.rerankers.split(",") if n.strip()] if args.rerankers else None
     with open_services(args) as services:
-        report = services.eval_beir(args.folder, stderr_progress, names, _workdir(args))
+        evaluations = Evaluations(services)
+        report = evaluations.eval_beir(args.folder, stderr_progress, names, _workdir(args))
     if args.json:
         emit_json(report)
         return 0
@@ -112,7 +114,7 @@ def run_beir(args: argparse.Namespace) -> int:
 
 def run_pdfqa(args: argparse.Namespace) -> int:
     with open_services(args) as services:
-        report = services.eval_pdfqa(
+        report = Evaluations(services).eval_pdfqa(
             args.questions, args.docs, stderr_progress, _workdir(args), args.rerank
         )
     if args.json:
@@ -147,12 +149,12 @@ def answers_progress(event: ProgressEvent) -> None:
 
 
 def run_answers(args: argparse.Namespace) -> int:
-    from desktop_rag.services.evaluation import AnswerEvalOptions
+    from desktop_rag.evaluation.runs import AnswerEvalOptions
 
     path = _records_path(args)
     with jsonl_records(path) as write, open_services(args) as services:
         options = AnswerEvalOptions(args.limit, args.scope, write, args.sources, args.route)
-        report = services.eval_answers(
+        report = Evaluations(services).eval_answers(
             args.questions, args.docs, answers_progress, _workdir(args), options
         )
     return emit_report(report, path, args.json, print_answers)

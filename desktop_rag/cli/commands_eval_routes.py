@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.cli.output import emit_json, emit_report, jsonl_records, open_services, say
-from desktop_rag.progress import ProgressEvent
-from desktop_rag.retrieval.pdfqa import DOCUMENT, LIBRARY
+from desktop_rag.domain.progress import ProgressEvent
+from desktop_rag.evaluation import Evaluations
+from desktop_rag.evaluation.pdfqa import DOCUMENT, LIBRARY
 
 ROUTES = ("lookup", "summary", "exhaustive", "compare")
 
@@ -72,7 +73,7 @@ def _register_summaries(kinds: Any) -> None:
 
 def run_routes(args: argparse.Namespace) -> int:
     with open_services(args) as services:
-        report = services.eval_routes(args.questions)
+        report = Evaluations(services).eval_routes(args.questions)
     if args.json:
         emit_json(report)
         return 0
@@ -96,13 +97,14 @@ def _progress(event: ProgressEvent) -> None:
 
 
 def run_counts(args: argparse.Namespace) -> int:
-    from desktop_rag.services.route_evaluation import CountEvalOptions
+    from desktop_rag.evaluation.route_runs import CountEvalOptions
 
     path = Path(args.out).expanduser() if args.out else Path.cwd() / "counts-eval.jsonl"
     workdir = Path(args.workdir).expanduser().resolve() if args.workdir else None
     with jsonl_records(path) as write, open_services(args) as services:
         options = CountEvalOptions(args.limit, args.scope, args.route, write)
-        report = services.eval_counts(args.questions, args.docs, _progress, workdir, options)
+        evaluations = Evaluations(services)
+        report = evaluations.eval_counts(args.questions, args.docs, _progress, workdir, options)
     return emit_report(report, path, args.json, _print_counts)
 
 
@@ -124,7 +126,7 @@ def _print_counts(r: dict[str, Any]) -> None:
 
 
 def run_summaries(args: argparse.Namespace) -> int:
-    from desktop_rag.services.summary_evaluation import (
+    from desktop_rag.evaluation.summary_runs import (
         PAPERS,
         QUESTION,
         SummaryEvalOptions,
@@ -136,7 +138,7 @@ def run_summaries(args: argparse.Namespace) -> int:
         options = SummaryEvalOptions(tuple(args.paper or PAPERS), args.limit,
                                      args.question or QUESTION, args.hold_out == "pages",
                                      again=not args.no_reworded, on_record=write)  # fmt: skip
-        evaluation = services.route_evaluation
+        evaluation = Evaluations(services).route_evaluation
         report = evaluation.eval_summaries(args.docs, _progress, workdir, options)
     return emit_report(report, path, args.json, _print_summaries)
 

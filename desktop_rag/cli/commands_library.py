@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.cli.output import emit_json, open_services, say
+from desktop_rag.cli.output import cancel_on_interrupt, emit_json, open_services, say
 from desktop_rag.cli.tables_stage import table_pass
 from desktop_rag.domain import Document, FileOutcome, IngestReport, Outcome, Reason
-from desktop_rag.outcomes import TablesReport
-from desktop_rag.progress import CancelToken, ProgressEvent
+from desktop_rag.domain.outcomes import TablesReport
+from desktop_rag.domain.progress import CancelToken, ProgressEvent
 
 ORDER = [o.value for o in Outcome]
 
@@ -107,20 +105,10 @@ class _Progress:
             sys.stderr.flush()
 
 
-@contextmanager
-def _cancel_on_interrupt(token: CancelToken) -> Iterator[None]:
-    """Ctrl-C cancels the ingestion cleanly (the library stays consistent)."""
-    previous = signal.signal(signal.SIGINT, lambda *_: token.cancel())
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def run_ingest(args: argparse.Namespace) -> int:
     """The text first (searchable, and reported, at once), then the table pass."""
     token, progress = CancelToken(), _Progress()
-    with open_services(args) as services, _cancel_on_interrupt(token):
+    with open_services(args) as services, cancel_on_interrupt(token):
         report = services.ingest(args.paths, progress=progress, cancel=token, tables_now=False)
         progress.end()
         _show_report(args, report)
@@ -130,7 +118,7 @@ def run_ingest(args: argparse.Namespace) -> int:
 
 def run_sync(args: argparse.Namespace) -> int:
     token, progress = CancelToken(), _Progress()
-    with open_services(args) as services, _cancel_on_interrupt(token):
+    with open_services(args) as services, cancel_on_interrupt(token):
         if not args.json and not services.followed_folders() and not services.list_documents():
             say("Nothing to sync: the library is empty. Add documents with: "
                 "desktop-rag ingest PATH")

@@ -18,7 +18,7 @@ from desktop_rag.cli.output import emit_json, say, warn
 if TYPE_CHECKING:
     from desktop_rag.catalog.downloads import DownloadProgress
     from desktop_rag.catalog.service import ModelRow, ModelsService, SwitchFn
-    from desktop_rag.progress import ProgressEvent
+    from desktop_rag.domain.progress import ProgressEvent
 
 KINDS = ("chat", "embedder", "cross-encoder")
 SWITCH: SwitchFn | None = None  # tests put a fake switch here; None: the real one
@@ -51,7 +51,7 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
 def _service(args: argparse.Namespace) -> ModelsService:
     from desktop_rag.catalog.service import ModelsService
     from desktop_rag.config import load_settings
-    from desktop_rag.paths import resolve_paths
+    from desktop_rag.config.paths import resolve_paths
 
     paths = resolve_paths(args.data_dir).ensure()
     settings = load_settings(paths.settings_file)
@@ -173,7 +173,7 @@ def _use_text(kind: str, entry_id: str, settings_file: Path, outcome: object = N
 def _switch_embedder(args: argparse.Namespace, folder: Path, name: str) -> object:
     from desktop_rag.bootstrap import build_context
     from desktop_rag.catalog.service import load_switch
-    from desktop_rag.progress import CancelToken
+    from desktop_rag.domain.progress import CancelToken
 
     switch = SWITCH or load_switch()
     ctx = build_context(args.data_dir, args.profile)

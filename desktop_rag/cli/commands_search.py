@@ -10,7 +10,7 @@ from typing import Any
 from desktop_rag.cli.output import emit_json, open_services, say, to_jsonable
 from desktop_rag.config import RERANKERS, SEARCH_MODES
 from desktop_rag.domain import EVERYWHERE, DocFocus, DocScope, ScoredChunk, SearchResult
-from desktop_rag.errors import ConfigError
+from desktop_rag.domain.errors import ConfigError
 
 SNIPPET_CHARS = 300
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -12,7 +13,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop_rag.errors import DesktopRagError
+from desktop_rag.domain.errors import DesktopRagError
+from desktop_rag.domain.progress import CancelToken
 
 if TYPE_CHECKING:
     from desktop_rag.bootstrap import PartName
@@ -112,3 +114,14 @@ def emit_error(exc: DesktopRagError, as_json: bool) -> None:
     warn(f"error: {exc.message}")
     if exc.hint:
         warn(f"hint: {exc.hint}")
+
+
+@contextmanager
+def cancel_on_interrupt(token: CancelToken) -> Iterator[None]:
+    """Ctrl-C cancels the running operation cleanly (an ingestion leaves the library
+    consistent; an answer stops streaming), instead of killing the process mid-write."""
+    previous = signal.signal(signal.SIGINT, lambda *_: token.cancel())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

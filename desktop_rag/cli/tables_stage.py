@@ -7,8 +7,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from desktop_rag.cli.output import warn
-from desktop_rag.outcomes import TablesReport
-from desktop_rag.progress import CancelToken, ProgressEvent
+from desktop_rag.domain.outcomes import TablesReport
+from desktop_rag.domain.progress import CancelToken, ProgressEvent
 
 if TYPE_CHECKING:
     from desktop_rag.services import Services

@@ -78,7 +78,7 @@ def run_window(data_dir: str | None, profile: str | None) -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from desktop_rag.errors import DesktopRagError
+    from desktop_rag.domain.errors import DesktopRagError
     from desktop_rag.gui.launch import open_services
     from desktop_rag.gui.main_window import MainWindow
     from desktop_rag.gui.startup_report import install_startup_report

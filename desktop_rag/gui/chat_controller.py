@@ -10,15 +10,15 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from desktop_rag.domain import EVERYWHERE, Answer, AnswerStage, Chunk, DocScope, Evidence
-from desktop_rag.errors import CancelledError
+from desktop_rag.domain.errors import CancelledError
 from desktop_rag.gui.chat_pane import ChatPane
 from desktop_rag.gui.error_presenter import describe
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.gui.library_model import LibraryRow
 from desktop_rag.gui.render import CITE, TurnView
 from desktop_rag.gui.workers import Job, SerialWorker
-from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
 from desktop_rag.services.ports import EngineInfo
+from desktop_rag.store.chats import ChatSummary, ChatTurn
 
 log = logging.getLogger(__name__)
 

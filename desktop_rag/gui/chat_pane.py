@@ -36,13 +36,10 @@ def turn_from_answer(answer: Answer, note: str = "") -> TurnView:
 
 
 def _notes(answer: Answer) -> str:
-    """The lines under an answer: the document searched first, the sides of a comparison, a
-    second look that answered, a refusal the model was unsure of and replaced."""
+    """The lines under an answer: the document searched first, the sides of a comparison."""
     focus = answer.focus.describe() if answer.focus else ""
     compared = answer.route.reason.capitalize() if answer.route.handled_by == "compare" else ""
-    look = answer.second_look.describe() if answer.second_look else ""
-    weighed = answer.reconsidered.describe() if answer.reconsidered else ""
-    return ". ".join(text for text in (focus, compared, look, weighed) if text)
+    return ". ".join(text for text in (focus, compared) if text)
 
 
 class QuestionBox(QPlainTextEdit):

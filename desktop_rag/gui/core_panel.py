@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_rag.progress import ProgressEvent
+from desktop_rag.domain.progress import ProgressEvent
 from desktop_rag.services.core import CoreDoc, CoreState, CoreStatus
 
 STATE_TEXT = {

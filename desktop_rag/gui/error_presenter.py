@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from desktop_rag.errors import CancelledError, DesktopRagError
+from desktop_rag.domain.errors import CancelledError, DesktopRagError
 
 log = logging.getLogger(__name__)
 

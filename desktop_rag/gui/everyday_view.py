@@ -14,7 +14,7 @@ from pathlib import Path
 from desktop_rag.domain import Chunk, Evidence
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.gui.viewer import Location
-from desktop_rag.places import TEXTUAL, place
+from desktop_rag.text.places import TEXTUAL, place
 
 SEPARATOR = "\n\n"
 

@@ -23,11 +23,11 @@ from desktop_rag.domain import (
     FollowedFolder,
     IngestReport,
 )
-from desktop_rag.llm.chat_store import ChatSummary, ChatTurn
-from desktop_rag.outcomes import TablesReport
-from desktop_rag.progress import CancelToken, ProgressCallback
+from desktop_rag.domain.outcomes import TablesReport
+from desktop_rag.domain.progress import CancelToken, ProgressCallback
 from desktop_rag.services.core import CoreStatus
 from desktop_rag.services.ports import EngineInfo
+from desktop_rag.store.chats import ChatSummary, ChatTurn
 
 
 class GuiServices(Protocol):

@@ -20,7 +20,9 @@ from desktop_rag.domain import (
     Outcome,
     Reason,
 )
-from desktop_rag.errors import CancelledError
+from desktop_rag.domain.errors import CancelledError
+from desktop_rag.domain.outcomes import TablesReport
+from desktop_rag.domain.progress import ProgressEvent
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.gui.folder_watcher import FolderWatcher
 from desktop_rag.gui.folders_dialog import FoldersDialog
@@ -28,8 +30,6 @@ from desktop_rag.gui.library_model import merge_rows
 from desktop_rag.gui.library_panel import LibraryPanel
 from desktop_rag.gui.progress_bar import TaskProgress
 from desktop_rag.gui.workers import Job, SerialWorker
-from desktop_rag.outcomes import TablesReport
-from desktop_rag.progress import ProgressEvent
 
 log = logging.getLogger(__name__)
 IndexingJob = Job[IngestReport, ProgressEvent]  # an ingestion or a sync

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from desktop_rag.domain import Chunk, DocKind, Evidence
-from desktop_rag.errors import NotFoundError
+from desktop_rag.domain.errors import NotFoundError
 from desktop_rag.gui.everyday_view import everyday_location, is_everyday
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.gui.library_model import LibraryRow

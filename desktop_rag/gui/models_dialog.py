@@ -33,10 +33,10 @@ from desktop_rag.catalog.downloads import DownloadProgress
 from desktop_rag.catalog.fit import Verdict
 from desktop_rag.catalog.installed import InstallState
 from desktop_rag.catalog.service import ModelRow, ModelsService
-from desktop_rag.errors import DesktopRagError
+from desktop_rag.domain.errors import DesktopRagError
+from desktop_rag.domain.progress import ProgressEvent
 from desktop_rag.gui.models_table import details_html, entry_id_at, fill, new_table
 from desktop_rag.gui.workers import Job, SerialWorker
-from desktop_rag.progress import ProgressEvent
 
 TABS = (("chat", "Chat models"), ("embedder", "Embedders"), ("cross-encoder", "Re-rankers"))
 COLUMNS = ("Model", "Size", "On disk", "Fit on this machine", "Languages", "Licence")

@@ -12,7 +12,7 @@ from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import QWidget
 
 from desktop_rag.domain import LineBox
-from desktop_rag.errors import DesktopRagError
+from desktop_rag.domain.errors import DesktopRagError
 from desktop_rag.gui.geometry import (
     Layout,
     Rect,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from desktop_rag.progress import ProgressEvent
+from desktop_rag.domain.progress import ProgressEvent
 
 
 def describe_progress(event: ProgressEvent) -> str:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.config import RERANKERS, Settings
-from desktop_rag.errors import ConfigError
+from desktop_rag.domain.errors import ConfigError
 
 PACKAGED = "Packaged default"
 

@@ -20,8 +20,8 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from desktop_rag.errors import CancelledError
-from desktop_rag.progress import CancelToken
+from desktop_rag.domain.errors import CancelledError
+from desktop_rag.domain.progress import CancelToken
 
 log = logging.getLogger(__name__)
 

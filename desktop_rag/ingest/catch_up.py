@@ -23,11 +23,11 @@ import time
 from collections.abc import Sequence
 
 from desktop_rag.domain import DocKind, DocStatus, Document
+from desktop_rag.domain.outcomes import CatchUpReport
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.ingest.pdf_pages import open_pdf, page_text
 from desktop_rag.ingest.planner import same_file
 from desktop_rag.ingest.reader_marks import behind, for_table_pass, reader_mark
-from desktop_rag.outcomes import CatchUpReport
-from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.store.table_steps import TableSteps
 
 log = logging.getLogger(__name__)

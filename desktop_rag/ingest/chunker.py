@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from desktop_rag.domain import LineBox
+from desktop_rag.domain.protocols import TokenCounter, WordPieceCounter
 from desktop_rag.ingest.segments import SOFT_HYPHEN, Line, Segment, TablePart
-from desktop_rag.protocols import TokenCounter, WordPieceCounter
 
 TARGET = 200
 MAX_TITLE_CHARS = 160  # a table's title, repeated atop each of its chunks

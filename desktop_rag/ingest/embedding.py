@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from desktop_rag.domain import Chunk
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import (
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import (
     DocumentEmbedder,
     Embedder,
     ThreadCounting,
@@ -19,7 +19,7 @@ from desktop_rag.protocols import (
     VectorIndex,
     WordPieceCounter,
 )
-from desktop_rag.store.catalog import Catalog, text_sha
+from desktop_rag.store.documents import Catalog, text_sha
 
 BATCH = 32  # the most texts per embedder call
 BATCH_CHARS = 18_000

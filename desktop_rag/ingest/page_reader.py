@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.domain import Reason
-from desktop_rag.errors import CancelledError
+from desktop_rag.domain.errors import CancelledError
 from desktop_rag.ingest.ocr import OcrConfig
 from desktop_rag.ingest.page_text import has_text
 from desktop_rag.ingest.page_workers import PageWorkers

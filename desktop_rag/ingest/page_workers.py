@@ -8,7 +8,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
-from desktop_rag.errors import CancelledError
+from desktop_rag.domain.errors import CancelledError
 
 POLL_S = 0.1  # how often a wait for a page checks whether the ingestion was cancelled
 
@@ -37,7 +37,7 @@ class PageWorkers:
         if self._pool is None:
             spawn = multiprocessing.get_context("spawn")  # never fork a process with threads
             self._pool = ProcessPoolExecutor(
-                self.processes, mp_context=spawn, initializer=_quiet_stderr
+                self.processes, mp_context=spawn, initializer=_start_worker
             )
         return self._pool.submit(fn, *args)
 
@@ -46,6 +46,13 @@ class PageWorkers:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+def _start_worker() -> None:
+    from desktop_rag.ingest.table_speedups import one_onnx_thread
+
+    _quiet_stderr()
+    one_onnx_thread()  # one worker per core already (ingest/table_speedups.py)
 
 
 def _quiet_stderr() -> None:

@@ -12,18 +12,18 @@ next sync: it may still be being copied or downloaded, and a half-written PDF wo
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop_rag.config.files import file_sha256
 from desktop_rag.domain import DocStatus, Document, FileOutcome, Outcome, Reason
 from desktop_rag.ingest.loaders import failed_for_want_of_ocr, kind_of
 from desktop_rag.ingest.scan import Found
 from desktop_rag.ingest.segments import UNSUPPORTED
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 
 BEING_WRITTEN = "changed a moment ago (still being copied?); it is read at the next sync"
 
@@ -52,14 +52,6 @@ class Plan:
     jobs: list[Job]
     moves: list[Move]
     outcomes: list[FileOutcome]
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def same_file(doc: Document) -> bool:

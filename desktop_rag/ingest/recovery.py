@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from desktop_rag.domain import DocStatus
+from desktop_rag.domain.protocols import Embedder, VectorIndex
 from desktop_rag.ingest.embedding import GuardedEmbedder, embed_chunks
-from desktop_rag.protocols import Embedder, VectorIndex
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 
 log = logging.getLogger(__name__)
 SAMPLE = 20

@@ -25,7 +25,10 @@ from functools import cached_property
 from typing import Any
 
 from desktop_rag.domain import Document
-from desktop_rag.errors import CancelledError, StoreError
+from desktop_rag.domain.errors import CancelledError, StoreError
+from desktop_rag.domain.outcomes import TablesReport
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
+from desktop_rag.domain.protocols import Embedder, TokenCounter, VectorIndex
 from desktop_rag.ingest import recovery
 from desktop_rag.ingest.chunker import ChunkDraft, Chunker
 from desktop_rag.ingest.embedding import GuardedEmbedder, embed_chunks
@@ -40,10 +43,7 @@ from desktop_rag.ingest.segments import Segment
 from desktop_rag.ingest.table_continuation import continued
 from desktop_rag.ingest.table_model import TableBlock
 from desktop_rag.ingest.table_regions import Span, pages_with_chunks, plan_swap, spans_to_redo
-from desktop_rag.outcomes import TablesReport
-from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
-from desktop_rag.protocols import Embedder, TokenCounter, VectorIndex
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 from desktop_rag.store.table_steps import ChunkSwap
 
 log = logging.getLogger(__name__)

@@ -9,16 +9,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from desktop_rag.domain import Chunk, DocKind, DocStatus, Document, FileOutcome, Outcome, Reason
-from desktop_rag.errors import CancelledError
+from desktop_rag.domain.errors import CancelledError
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import Embedder, VectorIndex
 from desktop_rag.ingest import recovery
 from desktop_rag.ingest.chunker import ChunkDraft
 from desktop_rag.ingest.embedding import EmbedStats, embed_chunks
 from desktop_rag.ingest.loaders import kind_of
 from desktop_rag.ingest.planner import Job, Move
 from desktop_rag.ingest.segments import LoadedDocument, LoadError
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import Embedder, VectorIndex
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 from desktop_rag.store.schema import chunk_id
 from desktop_rag.store.titles import file_title
 

@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeGuard, runtime_checkable
 
+from desktop_rag.config.files import file_sha256
 from desktop_rag.domain import Passage
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage, TokenGenerating
+from desktop_rag.domain.errors import LLMError
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import ChatMessage, TokenGenerating
 
 log = logging.getLogger(__name__)
 _verified: set[tuple[str, int, int]] = set()  # (path, size, mtime_ns) whose checksum matched
@@ -52,6 +54,13 @@ def supports_prefix_cache(engine: object) -> TypeGuard[PrefixEngine]:
     return isinstance(engine, PrefixEngine)
 
 
+def as_prefix_engine(engine: object) -> PrefixEngine:
+    """`engine` typed as a PrefixEngine, for a caller that checked `supports_prefix_cache`."""
+    if not supports_prefix_cache(engine):
+        raise LLMError("The chat model cannot keep a cached prefix (an LLM server cannot)")
+    return engine
+
+
 @dataclass(frozen=True, slots=True)
 class SplitPrompt:
     prefix: list[int]  # instructions + core: the cached part
@@ -75,14 +84,6 @@ def split_prompt(engine: PrefixEngine, messages: Sequence[ChatMessage]) -> Split
 
 def prefix_tokens(engine: PrefixEngine, system: str) -> list[int]:
     return split_prompt(engine, [ChatMessage("system", system), ChatMessage("user", "?")]).prefix
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def model_sha256(model: Path, cache_dir: Path) -> str:

@@ -7,14 +7,14 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from desktop_rag.compute import ComputeThread
 from desktop_rag.config import LLMSettings, Settings
+from desktop_rag.domain.protocols import ChatEngine
+from desktop_rag.llm.compute_thread import ComputeThread
 from desktop_rag.llm.llama_adapter import LlamaEngine
 from desktop_rag.llm.llama_loading import ModelLoad, engine_options
 from desktop_rag.llm.server_engine import load_server_engine
 from desktop_rag.llm.worker import EngineWorker
 from desktop_rag.models import ModelRegistry
-from desktop_rag.protocols import ChatEngine
 
 log = logging.getLogger(__name__)
 

@@ -16,10 +16,14 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from desktop_rag.errors import CancelledError, LLMError
-from desktop_rag.llm.generation import StreamingRun
+from desktop_rag.domain.errors import CancelledError, LLMError
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import (
+    ChatMessage,
+    Generation,
+    PrefillCallback,
+    TokenCallback,
+)
 from desktop_rag.llm.llama_loading import (
     EngineOptions,
     ModelLoad,
@@ -30,21 +34,12 @@ from desktop_rag.llm.llama_loading import (
     llama_cpp_module,
     load_model,
 )
-from desktop_rag.llm.token_choices import choice_of
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import (
-    ChatMessage,
-    Generation,
-    PrefillCallback,
-    TokenCallback,
-    TokenChoice,
-)
+from desktop_rag.llm.streaming import StreamingRun
 
 log = logging.getLogger(__name__)
 __all__ = ["EngineOptions", "LlamaEngine", "gpu_offload_supported", "library_version"]
 
 
-CHOICES_KEPT = 12  # first tokens whose choice is kept (a refusal's opening words)
 EVAL_STEP = 128  # prompt tokens per step (as fast as 512 on a CPU); light calls run in between
 _ABORT_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p)
 
@@ -94,7 +89,6 @@ class LlamaEngine:
         self._formatter = chat_formatter(self._llm, self._template)
         # Called between steps of a long prompt evaluation (the compute thread's light calls).
         self.between_steps: Callable[[], object] | None = None
-        self._last_prompt: list[int] = []  # what `branch` starts again from
 
     # -- text and tokens -------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -130,25 +124,10 @@ class LlamaEngine:
         on_prefill: PrefillCallback | None = None,
     ) -> Generation:
         """Generates after `tokens`, reusing the longest prefix already in the KV cache
-        (unless `fresh`). `on_prefill` hears how much of the prompt is evaluated. The first
-        tokens' choices come with the result, and `branch` can start again from this prompt."""
+        (unless `fresh`). `on_prefill` hears how much of the prompt is evaluated."""
         if fresh:
             self._llm.reset()
-        self._last_prompt = list(tokens)
         return self._generate(tokens, max_tokens, on_token, cancel, on_prefill)
-
-    def branch(
-        self,
-        prefix: Sequence[int],
-        max_tokens: int,
-        on_token: TokenCallback | None = None,
-        cancel: CancelToken | None = None,
-    ) -> Generation:
-        """Generates again after the last `generate_tokens` prompt, its answer begun with
-        `prefix` (tokens other than the ones it chose); the prompt's KV cache is reused."""
-        if not self._last_prompt:
-            raise LLMError("There is no earlier prompt to branch from")
-        return self._generate([*self._last_prompt, *prefix], max_tokens, on_token, cancel)
 
     def _generate(
         self,
@@ -159,9 +138,7 @@ class LlamaEngine:
         on_prefill: PrefillCallback | None = None,
     ) -> Generation:
         max_tokens = self._fit(len(tokens), max_tokens)
-        choices: list[TokenChoice] = []
-        run = StreamingRun(self, len(tokens), self.reusable_prefix(tokens), on_token, cancel,
-                           observe=self._chooser(choices))  # fmt: skip
+        run = StreamingRun(self, len(tokens), self.reusable_prefix(tokens), on_token, cancel)
         with self._abort.watching(cancel):
             try:
                 if self.between_steps is not None or on_prefill is not None:
@@ -174,21 +151,7 @@ class LlamaEngine:
                 if cancel is None or not cancel.cancelled:
                     raise LLMError(f"The model failed to generate: {exc}") from exc
                 run.stopped_by = "cancel"
-        generation = run.result()
-        generation.choices = tuple(choices)
-        return generation
-
-    def _chooser(self, choices: list[TokenChoice]) -> Callable[[int], None]:
-        """Records the choice behind each of the first CHOICES_KEPT tokens, from the logits
-        that chose it (still the context's last row when the token is handed over)."""
-        lib, n_vocab = llama_cpp_module(), self._llm.n_vocab()
-
-        def observe(token: int) -> None:
-            if len(choices) < CHOICES_KEPT:
-                row = lib.llama_get_logits_ith(self._llm.ctx, -1)
-                choices.append(choice_of(np.ctypeslib.as_array(row, shape=(n_vocab,)), token))
-
-        return observe
+        return run.result()
 
     def _eval_in_steps(
         self,

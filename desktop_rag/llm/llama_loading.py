@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.config import LLMSettings
-from desktop_rag.errors import LLMError
+from desktop_rag.domain.errors import LLMError
 
 log = logging.getLogger(__name__)
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
-from desktop_rag.errors import ConfigError
-from desktop_rag.llm.prompts import neutralise
+from desktop_rag.domain.errors import ConfigError
+from desktop_rag.domain.protocols import ChatEngine, ChatMessage, TokenScoring
 from desktop_rag.llm.worker import run_on_engine, unwrap
-from desktop_rag.protocols import ChatEngine, ChatMessage, TokenScoring
+from desktop_rag.text.inert import neutralise
 
 JUDGE = (
     "You judge search results. Reply with one word: yes if the passage answers the question, "
@@ -34,7 +33,8 @@ class LlmReranker:
     def score(self, query: str, texts: Sequence[str]) -> list[float]:
         return run_on_engine(self.engine, lambda e: [self._score(e, query, t) for t in texts])
 
-    def _score(self, engine: Any, query: str, text: str) -> float:
+    def _score(self, chat: ChatEngine, query: str, text: str) -> float:
+        engine = _scoring(chat)
         messages = [
             ChatMessage("system", JUDGE),
             ChatMessage(
@@ -50,7 +50,7 @@ class LlmReranker:
         return _probability(logits[: len(yes)], logits[len(yes) :])
 
 
-def _answer_tokens(engine: Any, word: str) -> list[int]:
+def _answer_tokens(engine: TokenScoring, word: str) -> list[int]:
     """First tokens of the word's spellings ("yes", "Yes", " yes" ...), without duplicates."""
     ids: list[int] = []
     for form in (word, word.capitalize(), f" {word}", f" {word.capitalize()}"):
@@ -63,3 +63,10 @@ def _probability(yes: Sequence[float], no: Sequence[float]) -> float:
     top = max(*yes, *no)
     p_yes = sum(math.exp(v - top) for v in yes)
     return p_yes / (p_yes + sum(math.exp(v - top) for v in no))
+
+
+def _scoring(engine: object) -> TokenScoring:
+    """`engine` typed as TokenScoring (checked when the re-ranker was built)."""
+    if not isinstance(engine, TokenScoring):
+        raise ConfigError("The llm re-ranker needs the local llama.cpp model")
+    return engine

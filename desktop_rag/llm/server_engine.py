@@ -15,12 +15,14 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from desktop_rag.errors import LLMError
-from desktop_rag.llm.generation import (
-    LineLoopGuard,
-    RepetitionGuard,
-    StopText,
-    without_repeated_lines,
+from desktop_rag.domain.errors import LLMError
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import (
+    ChatMessage,
+    Generation,
+    StopReason,
+    TokenCallback,
+    TokenCounter,
 )
 from desktop_rag.llm.server_http import (
     TRANSPORT_ERRORS,
@@ -29,13 +31,11 @@ from desktop_rag.llm.server_http import (
     closing_on_cancel,
     sse_events,
 )
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import (
-    ChatMessage,
-    Generation,
-    StopReason,
-    TokenCallback,
-    TokenCounter,
+from desktop_rag.llm.streaming import (
+    LineLoopGuard,
+    RepetitionGuard,
+    StopText,
+    without_repeated_lines,
 )
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from desktop_rag.errors import ConfigError, LLMError
-from desktop_rag.progress import CancelToken
+from desktop_rag.domain.errors import ConfigError, LLMError
+from desktop_rag.domain.progress import CancelToken
 
 API_KEY_ENV = "DESKTOP_RAG_LLM_API_KEY"
 CANCEL_POLL_S = 0.05

@@ -1,5 +1,5 @@
-"""One thread owns the chat engine (the compute thread, see desktop_rag.compute); every call
-is queued to it.
+"""One thread owns the chat engine (the compute thread, see desktop_rag.llm.compute_thread);
+every call is queued to it.
 
 `EngineWorker` is itself a `ChatEngine`, so callers on any thread (CLI, GUI workers, the LLM
 reranker) use it like the engine; `run(fn)` executes any other engine operation (core cache
@@ -11,19 +11,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from desktop_rag.compute import ComputeThread
-from desktop_rag.errors import DesktopRagError, LLMError
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import (
+from desktop_rag.domain.errors import DesktopRagError, LLMError
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import (
     ChatEngine,
     ChatMessage,
     Closeable,
     Generation,
     SteppedPrefill,
     TokenCallback,
+    TokenGenerating,
 )
+from desktop_rag.llm.compute_thread import ComputeThread
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -36,7 +37,7 @@ class EngineWorker:
 
     def __init__(
         self,
-        factory: Callable[[], Any],
+        factory: Callable[[], ChatEngine],
         compute: ComputeThread | None = None,
         name: str = "llm-worker",
         load_here: bool = False,
@@ -49,7 +50,7 @@ class EngineWorker:
         self._compute = compute or ComputeThread(name)
         self._closed = False
         # a load failure is raised here
-        self._engine: Any = factory() if load_here else self._compute.run(factory)
+        self._engine: ChatEngine = factory() if load_here else self._compute.run(factory)
         if isinstance(self._engine, SteppedPrefill):  # long prompt evaluations let light calls in
             self._engine.between_steps = self._compute.run_light
         self.name: str = self._engine.name
@@ -57,16 +58,16 @@ class EngineWorker:
         self.context_size: int = self._engine.context_size
 
     @property
-    def engine(self) -> Any:
+    def engine(self) -> ChatEngine:
         """The wrapped engine; touch it only through `run`."""
         return self._engine
 
-    def submit(self, fn: Callable[[Any], T]) -> Future[T]:
+    def submit(self, fn: Callable[[ChatEngine], T]) -> Future[T]:
         if self._closed:
             raise LLMError("The language model has been closed")
         return self._compute.submit(lambda: fn(self._engine))
 
-    def run(self, fn: Callable[[Any], T]) -> T:
+    def run(self, fn: Callable[[ChatEngine], T]) -> T:
         """Runs `fn(engine)` on the engine's thread and waits for its result."""
         if self._compute.on_thread:
             return fn(self._engine)
@@ -109,11 +110,18 @@ class EngineWorker:
             self._compute.close()
 
 
-def run_on_engine(engine: ChatEngine, fn: Callable[[Any], T]) -> T:
+def run_on_engine(engine: ChatEngine, fn: Callable[[ChatEngine], T]) -> T:
     """Runs `fn` on the engine's owning thread (directly for engines without a worker)."""
     if isinstance(engine, EngineWorker):
         return engine.run(fn)
     return fn(engine)
+
+
+def token_generating(engine: object) -> TokenGenerating:
+    """`engine` typed as TokenGenerating, for a caller that checked it through `unwrap`."""
+    if not isinstance(engine, TokenGenerating):
+        raise LLMError("The chat model gives no token access (an LLM server does not)")
+    return engine
 
 
 def interleaving(engine: ChatEngine, on_token: TokenCallback | None) -> TokenCallback | None:

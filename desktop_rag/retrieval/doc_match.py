@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from desktop_rag.domain import DocFocus
-from desktop_rag.store.sparse import STOPWORDS, words
+from desktop_rag.text.words import STOPWORDS, words
 
 # Words that say what kind of document a file is, not which one: they name no document.
 GENERIC = frozenset(

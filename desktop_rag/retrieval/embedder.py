@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from desktop_rag.errors import ConfigError, ModelNotFoundError
-from desktop_rag.protocols import Embedder, Vector, WordPieceCounter
+from desktop_rag.domain.errors import ConfigError, ModelNotFoundError
+from desktop_rag.domain.protocols import Embedder, Vector, WordPieceCounter
 from desktop_rag.retrieval.embedder_onnx import load_onnx_embedder
 from desktop_rag.retrieval.embedder_parts import (
     TokenizerCounter,

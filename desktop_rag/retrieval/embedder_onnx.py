@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from desktop_rag.protocols import Vector
+from desktop_rag.config.files import file_sha256
+from desktop_rag.domain.protocols import Vector
 from desktop_rag.retrieval.embedder_parts import TokenizerCounter, model_name
 
 log = logging.getLogger(__name__)
@@ -56,14 +57,6 @@ Reference = Callable[[Sequence[str]], Vector]  # the reference embeddings of tex
 
 class OnnxVerificationError(RuntimeError):
     """A fresh build whose vectors do not match the reference's: it is not kept."""
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def source_key(model_dir: Path, variant: str) -> str:

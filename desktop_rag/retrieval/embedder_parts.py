@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from desktop_rag.protocols import Embedder, ThreadCounting, Vector, WordPieceCounter
+from desktop_rag.domain.protocols import Embedder, ThreadCounting, Vector, WordPieceCounter
 from desktop_rag.store import spaces
 
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from desktop_rag.store.sparse import STOPWORDS  # the words BM25 ignores, so both agree
+from desktop_rag.text.words import STOPWORDS  # the words BM25 ignores, so both agree
 
 _TERM = re.compile(r"\w+", re.UNICODE)
 

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from desktop_rag.domain import EVERYWHERE, Chunk, DocScope, ScoredChunk
-from desktop_rag.errors import ConfigError
-from desktop_rag.protocols import ChunkLookup, Embedder, PageLookup, SparseIndex, VectorIndex
+from desktop_rag.domain.errors import ConfigError
+from desktop_rag.domain.protocols import ChunkLookup, Embedder, PageLookup, SparseIndex, VectorIndex
 from desktop_rag.retrieval.doc_prior import with_document_prior
 from desktop_rag.retrieval.evidence import EvidenceGate, term_coverage
 from desktop_rag.retrieval.fusion import DEFAULT_RRF_K, Fused, rrf_fuse, zscore_fuse

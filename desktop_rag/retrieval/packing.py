@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from desktop_rag.domain import Chunk, Passage, ScoredChunk
-from desktop_rag.protocols import ChunkLookup, TokenCounter
+from desktop_rag.domain.protocols import ChunkLookup, TokenCounter
 
 SHORT_CHUNK_TOKENS = 60  # widen chunks shorter than this with their neighbours
 MAX_OVERLAP_CHARS = 400

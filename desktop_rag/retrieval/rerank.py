@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from desktop_rag.domain import ScoredChunk
-from desktop_rag.protocols import Reranker
+from desktop_rag.domain.protocols import Reranker
 
 log = logging.getLogger(__name__)
 

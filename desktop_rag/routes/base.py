@@ -10,10 +10,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from desktop_rag.domain import EVERYWHERE, Answer, AnswerStage, DocScope
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import TokenCallback
-from desktop_rag.routed import RouteInfo, RouteName
+from desktop_rag.domain import EVERYWHERE, Answer, AnswerStage, DocScope, Passage, SearchResult
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import TokenCallback
+from desktop_rag.domain.routed import RouteInfo, RouteName
 from desktop_rag.routes.router import RouteDecision, decide
 
 StageSink = Callable[[AnswerStage], None]
@@ -38,6 +38,23 @@ class RouteRequest:
     on_stage: StageSink | None = None
     cancel: CancelToken | None = None
     started: float = field(default_factory=time.perf_counter)
+
+
+class SearchPort(Protocol):
+    """What answering needs of search: the best chunks, and them packed into passages."""
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        mode: str = "hybrid",
+        rerank: str | None = None,
+        scope: DocScope = EVERYWHERE,
+    ) -> SearchResult: ...
+
+    def pack_context(
+        self, result: SearchResult, budget_tokens: int, first_n: int = 1
+    ) -> list[Passage]: ...
 
 
 class Route(Protocol):

@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from desktop_rag.domain import Answer, DocScope, Passage, SearchResult
-from desktop_rag.focused import DocFocus
-from desktop_rag.routed import RouteInfo, RouteName
+from desktop_rag.domain.focused import DocFocus
+from desktop_rag.domain.routed import RouteInfo, RouteName
 from desktop_rag.routes.base import Route, RouteRequest
 from desktop_rag.routes.compare_sides import Side, side_note, side_query, sides_of
 

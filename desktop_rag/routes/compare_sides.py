@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from desktop_rag.domain import DocScope
-from desktop_rag.focused import DocFocus
+from desktop_rag.domain.focused import DocFocus
 
 MAX_SIDES = 4
 _JOINED_GAP = re.compile(r"\b(?:and|or|vs\.?|versus|with|to|against)\s*\x00|\x00\s*(?:and|or|vs\.?|"

@@ -9,14 +9,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from desktop_rag.domain import Answer, Citation, Document, Evidence, ListedItem, Passage
-from desktop_rag.locate import boxes_in, page_of
-from desktop_rag.routed import RouteInfo
+from desktop_rag.domain.routed import RouteInfo
 from desktop_rag.routes.matching import Found
 from desktop_rag.routes.parts import PartsCount, plural
 from desktop_rag.routes.target import Mode, Target
 from desktop_rag.routes.units import ItemUnit
 from desktop_rag.routes.values import ValuesCount
 from desktop_rag.routes.values import plural as value_plural
+from desktop_rag.text.locate import boxes_in, page_of
 
 SHOWN_CHARS = 160  # a part's sentence as listed
 AROUND = 70  # characters shown on each side of a listed value

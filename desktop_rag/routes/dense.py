@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from desktop_rag.domain import Chunk
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import Embedder, Vector, VectorIndex
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import Embedder, Vector, VectorIndex
 from desktop_rag.routes.units import ItemUnit
 
 _GET_BATCH = 1000

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from desktop_rag.domain import Answer, AnswerStage, Chunk, Document, Stage
-from desktop_rag.progress import CancelToken
+from desktop_rag.domain.progress import CancelToken
 from desktop_rag.routes.base import RouteRequest
 from desktop_rag.routes.compose import Reading, compose, ordered
 from desktop_rag.routes.dense import Paraphrases
@@ -30,7 +30,7 @@ from desktop_rag.routes.scope import named_documents
 from desktop_rag.routes.target import Mode, Target, parse
 from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, documents_in, units_of
 from desktop_rag.routes.values import ValuesCount, count_values, parse_values
-from desktop_rag.routes.words import stem_set
+from desktop_rag.text.words import stem_set
 
 
 class Judge(Protocol):

@@ -12,9 +12,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from desktop_rag.llm.prompts import neutralise
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatEngine, ChatMessage
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import ChatEngine, ChatMessage
+from desktop_rag.text.inert import neutralise
 
 PROMPT_VERSION = "judge-v1"
 BATCH = 12

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from desktop_rag.domain import PICTURE_TEXT
-from desktop_rag.locate import sentence_spans
-from desktop_rag.protocols import Embedder
+from desktop_rag.domain.protocols import Embedder
 from desktop_rag.routes.sections import Section, flat
+from desktop_rag.text.locate import sentence_spans
 
 PICKER_VERSION = "key-sentences-v3"  # part of a kept summary's key: change it with the picking
 MIN_WORDS, MAX_WORDS = 8, 60

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from desktop_rag.routes.target import Mode, Target
 from desktop_rag.routes.units import ItemUnit
-from desktop_rag.routes.words import has_identifier, negated, occurrences, stem_set
+from desktop_rag.text.words import has_identifier, negated, occurrences, stem_set
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from desktop_rag.ingest.table_model import is_table_row
 from desktop_rag.routes.matching import Found
 from desktop_rag.routes.units import ItemUnit
-from desktop_rag.routes.words import stem_set, stems
+from desktop_rag.text.words import stem_set, stems
 
 _KINDS = {
     "table": r"tables?|tab\.",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from desktop_rag.routed import RouteName
+from desktop_rag.domain.routed import RouteName
 
 _I = re.IGNORECASE
 _DOC = (

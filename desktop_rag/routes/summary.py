@@ -21,13 +21,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from desktop_rag.answering.citations import CitationChecker
 from desktop_rag.domain import Answer, AnswerStage, Chunk, DocScope, Document, PageRefs, Stage
-from desktop_rag.llm.citations import CitationChecker
-from desktop_rag.locate import sentence_spans
-from desktop_rag.progress import ProgressCallback, no_progress
-from desktop_rag.protocols import ChatEngine, ChatMessage, Embedder
+from desktop_rag.domain.progress import ProgressCallback, no_progress
+from desktop_rag.domain.protocols import ChatEngine, ChatMessage, Embedder
+from desktop_rag.domain.routed import RouteName
 from desktop_rag.retrieval.pages import page_references
-from desktop_rag.routed import RouteName
 from desktop_rag.routes.base import Route, RouteRequest
 from desktop_rag.routes.key_sentences import PICKER_VERSION, key_sentences, sentence_count
 from desktop_rag.routes.scope import named_documents
@@ -56,6 +55,7 @@ from desktop_rag.routes.summary_reading import (
 )
 from desktop_rag.routes.summary_store import Identity, SummaryStore
 from desktop_rag.routes.units import ChunkSource, documents_in
+from desktop_rag.text.locate import sentence_spans
 
 Focus = Callable[[str, DocScope], Sequence[str]]  # the doc ids a question names
 NO_DOCUMENT = "no document chosen or named, so answered from the best passages"

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from desktop_rag.answering.citations import CitationChecker, Sentence, split_sentences
 from desktop_rag.domain import Citation, Passage
-from desktop_rag.llm.citations import CitationChecker, Sentence, split_sentences
 from desktop_rag.routes.sections import Section
 
 

@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from desktop_rag.errors import CancelledError
-from desktop_rag.llm.citations import strip_markers
-from desktop_rag.progress import CancelToken
+from desktop_rag.answering.citations import strip_markers
+from desktop_rag.domain.errors import CancelledError
+from desktop_rag.domain.progress import CancelToken
 
 _WORDS = "zero one two three four five six seven eight nine ten eleven twelve"
 _NUMBER_WORDS = {w: i for i, w in enumerate(_WORDS.split(" "))}

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from desktop_rag.llm.prompts import neutralise
-from desktop_rag.protocols import ChatMessage
+from desktop_rag.domain.protocols import ChatMessage
 from desktop_rag.routes.sections import Section
 from desktop_rag.routes.summary_format import Format
+from desktop_rag.text.inert import neutralise
 
 PROMPT_VERSION = "summary-v1"
 REDUCE_VERSION = "final-v2"

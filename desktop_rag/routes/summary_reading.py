@@ -15,10 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from desktop_rag.domain import AnswerStage, Stage
-from desktop_rag.errors import CancelledError
-from desktop_rag.llm.worker import interleaving, run_on_engine, unwrap
-from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent
-from desktop_rag.protocols import (
+from desktop_rag.domain.errors import CancelledError
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, ProgressEvent
+from desktop_rag.domain.protocols import (
     ChatEngine,
     ChatMessage,
     Generation,
@@ -26,6 +25,7 @@ from desktop_rag.protocols import (
     TokenCallback,
     TokenGenerating,
 )
+from desktop_rag.llm.worker import interleaving, run_on_engine, token_generating, unwrap
 from desktop_rag.routes.sections import Section
 from desktop_rag.routes.summary_format import BulletGate, Format, LinkedCancel
 from desktop_rag.routes.summary_prompts import SECTION_TOKENS, map_messages
@@ -103,7 +103,8 @@ def generate(
         return engine.generate(messages, max_tokens, on_token, cancel)
     token = interleaving(engine, on_token)
 
-    def run(e: TokenGenerating) -> Generation:
+    def run(chat: ChatEngine) -> Generation:
+        e = token_generating(chat)
         tokens = e.tokenize_prompt(e.render(messages))
         return e.generate_tokens(tokens, max_tokens, token, cancel, on_prefill=on_prefill)
 

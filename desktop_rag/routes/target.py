@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from desktop_rag.routes.words import GENERIC_HEADS, stems
+from desktop_rag.text.words import GENERIC_HEADS, stems
 
 _I = re.IGNORECASE
 _IDENTIFIER = re.compile(r"\b[A-Z]{1,6}-?\d{2,}[A-Z0-9-]*\b|\b[A-Z]{1,4}-\d+\b")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from desktop_rag.domain import Chunk, DocScope, DocStatus, Document
-from desktop_rag.locate import boxes_in, page_of, sentence_spans
+from desktop_rag.text.locate import boxes_in, page_of, sentence_spans
 
 _RUNS_ON = re.compile(r"(?<![.!?:;])\n(?=[a-z(])")
 MAX_ITEM_CHARS = 600

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from desktop_rag.routes.countries import COUNTRY, COUNTRY_OF
 from desktop_rag.routes.matching import Found
 from desktop_rag.routes.units import ItemUnit
-from desktop_rag.routes.words import stems
+from desktop_rag.text.words import stems
 
 _DOMAIN_END = r"(?:com|org|net|edu|gov|int|mil|info|biz|io|co|uk|de|fr|eu|ca|au|cn|jp|in|nl|ch)"
 _PATTERNS = {

@@ -14,10 +14,8 @@ from desktop_rag.bootstrap import AppContext
 from desktop_rag.config import Settings, save_settings
 from desktop_rag.services.answer import AnswerService
 from desktop_rag.services.core import CoreService
-from desktop_rag.services.evaluation import EvalService
 from desktop_rag.services.library import LibraryService
 from desktop_rag.services.rerankers import Rerankers
-from desktop_rag.services.route_evaluation import RouteEvalService
 from desktop_rag.services.search import SearchService
 from desktop_rag.services.tables import TablesService
 
@@ -36,13 +34,12 @@ def engine_changed(old: Settings, new: Settings) -> bool:
 class Services:
     def __init__(self, ctx: AppContext) -> None:
         self.ctx = ctx
-        rerankers = Rerankers(ctx)
+        self.rerankers = rerankers = Rerankers(ctx)
         self.tables = tables = TablesService(ctx)
         self.library = library = LibraryService(ctx, tables)
         self.searching = search = SearchService(ctx, rerankers)
         self.core = core = CoreService(ctx)
-        self.answers = answers = AnswerService(ctx, search, core)
-        self.evaluation = evaluation = EvalService(ctx, rerankers)
+        self.answers = answers = AnswerService(ctx, search, core, search.focus_finder.focus)
         # library
         self.ingest, self.sync, self.remove, self.rename = (
             library.ingest, library.sync, library.remove, library.rename)
@@ -66,12 +63,6 @@ class Services:
         self.core_add, self.core_remove, self.core_status, self.core_build = (
             core.core_add, core.core_remove, core.core_status, core.core_build)
         self.core_budget, self.core_context = core.core_budget, core.core_context
-        # evaluation
-        self.eval_beir, self.eval_pdfqa, self.eval_answers = (
-            evaluation.eval_beir, evaluation.eval_pdfqa, evaluation.eval_answers)
-        self.eval_rerankers = evaluation.eval_rerankers
-        self.route_evaluation = routes = RouteEvalService(evaluation)
-        self.eval_routes, self.eval_counts = routes.eval_routes, routes.eval_counts
 
     # ---- settings and models ---------------------------------------------------------------
     @property

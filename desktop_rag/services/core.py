@@ -11,12 +11,16 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.answering import prompts
+from desktop_rag.answering.draft import CoreContext
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import EVERYWHERE, DocScope, Document, Passage
-from desktop_rag.errors import CoreTooLargeError, NotFoundError
-from desktop_rag.llm import prompts
+from desktop_rag.domain import EVERYWHERE, DocScope, Document
+from desktop_rag.domain.errors import CoreTooLargeError, NotFoundError
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
+from desktop_rag.domain.protocols import ChatEngine, ChatMessage
 from desktop_rag.llm.core_cache import (
     CoreCacheFiles,
+    as_prefix_engine,
     cache_key,
     core_passages,
     model_sha256,
@@ -24,9 +28,7 @@ from desktop_rag.llm.core_cache import (
     supports_prefix_cache,
 )
 from desktop_rag.llm.worker import run_on_engine, unwrap
-from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent, no_progress
-from desktop_rag.protocols import ChatMessage
-from desktop_rag.services.lookup import documents_named
+from desktop_rag.services.named_documents import documents_named
 
 PROMPT_RESERVE = 256  # question, source tags and the chat template around them
 
@@ -60,16 +62,6 @@ class CoreStatus:
     cache_file: str | None = None
     cache_bytes: int = 0
     details: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class CoreContext:
-    """The core as the answer prompt sees it."""
-
-    doc_ids: frozenset[str]
-    passages: tuple[Passage, ...]
-    system: str  # instructions + core sources: the cached prefix's text
-    key: dict[str, Any]
 
 
 class CoreService:
@@ -185,13 +177,17 @@ class CoreService:
         """The core prefix's tokens exactly as a build counts them (chat template included)."""
         engine = self.ctx.engine
         if supports_prefix_cache(unwrap(engine)):
-            return run_on_engine(engine, lambda e: len(prefix_tokens(e, core.system)))
+            return run_on_engine(
+                engine, lambda e: len(prefix_tokens(as_prefix_engine(e), core.system)))
         return engine.count_tokens(core.system)
 
     def _server_backend(self) -> bool:
         return self.ctx.settings.llm.backend == "server"
 
-    def _build_on(self, engine: Any, core: CoreContext, cancel: CancelToken | None) -> None:
+    def _build_on(
+        self, chat: ChatEngine, core: CoreContext, cancel: CancelToken | None
+    ) -> None:
+        engine = as_prefix_engine(chat)
         tokens = prefix_tokens(engine, core.system)
         if len(tokens) > self.core_budget():
             raise _too_large(len(tokens), self.core_budget(), self.ctx)

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from desktop_rag.config import save_settings
-from desktop_rag.errors import LibraryInUseError, ModelNotFoundError
-from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
+from desktop_rag.domain.errors import LibraryInUseError, ModelNotFoundError
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, no_progress
 from desktop_rag.services.embedder_switch_run import Pace, Reembedder, now_iso
 from desktop_rag.store.lock import WriterLock
 from desktop_rag.store.spaces import EmbeddingSpace, model_name, space_of
@@ -37,7 +37,7 @@ from desktop_rag.store.vectors import drop_collection, open_vector_index
 
 if TYPE_CHECKING:
     from desktop_rag.bootstrap import AppContext
-    from desktop_rag.protocols import Embedder
+    from desktop_rag.domain.protocols import Embedder
 
 log = logging.getLogger(__name__)
 LOCK_RETRY_S = 0.5  # while another process ingests, the switch catches up and tries again
@@ -212,7 +212,7 @@ class _Switch:
                           lambda pace: _live.__setitem__(key, pace))  # fmt: skip
 
     def _load_embedder(self) -> Embedder:
-        from desktop_rag.compute import ComputeEmbedder
+        from desktop_rag.llm.compute_thread import ComputeEmbedder
         from desktop_rag.models import ModelRegistry
         from desktop_rag.retrieval.embedder import load_embedder
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from desktop_rag.progress import CancelToken, ProgressCallback, ProgressEvent
-from desktop_rag.protocols import Embedder, VectorIndex
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, ProgressEvent
+from desktop_rag.domain.protocols import Embedder, VectorIndex
 from desktop_rag.store.switch_state import PendingSwitch, SwitchStore
 
 FIRST_BATCH = 16

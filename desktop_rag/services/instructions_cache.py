@@ -16,7 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.llm import prompts
+from desktop_rag.answering import prompts
+from desktop_rag.answering.stages import StageReporter
+from desktop_rag.domain.progress import CancelToken
+from desktop_rag.domain.protocols import ChatMessage, Generation, TokenCallback
 from desktop_rag.llm.core_cache import (
     CoreCacheFiles,
     PrefixEngine,
@@ -24,9 +27,6 @@ from desktop_rag.llm.core_cache import (
     restore,
     split_prompt,
 )
-from desktop_rag.progress import CancelToken
-from desktop_rag.protocols import ChatMessage, Generation, TokenCallback
-from desktop_rag.services.stages import StageReporter
 
 FOLDER = "instructions"
 

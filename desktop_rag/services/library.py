@@ -23,9 +23,9 @@ from desktop_rag.domain import (
     Outcome,
     Reason,
 )
-from desktop_rag.errors import DesktopRagError, NotFoundError
-from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
-from desktop_rag.services.lookup import documents_named
+from desktop_rag.domain.errors import DesktopRagError, NotFoundError
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, no_progress
+from desktop_rag.services.named_documents import documents_named
 from desktop_rag.services.ports import Refreshable
 from desktop_rag.services.tables import TablesService
 from desktop_rag.store.followed import is_within
@@ -86,11 +86,11 @@ class LibraryService:
         self, paths: Sequence[str | Path], progress: ProgressCallback,
         cancel: CancelToken | None, removed: Collection[str], settle_s: float,
     ) -> IngestReport:
+        from desktop_rag.ingest.ingestion import Ingestor
         from desktop_rag.ingest.memory import MemoryBudget
         from desktop_rag.ingest.ocr import ocr_config
-        from desktop_rag.ingest.pipeline import Ingestor
         from desktop_rag.ingest.scan import absolute
-        from desktop_rag.store.lazy import LazyVectorIndex
+        from desktop_rag.store.lazy_vectors import LazyVectorIndex
 
         with self.writer_lock:
             ctx = self.ctx

@@ -4,25 +4,6 @@ from __future__ import annotations
 
 from typing import Protocol, TypedDict, runtime_checkable
 
-from desktop_rag.domain import EVERYWHERE, DocScope, Passage, SearchResult
-
-
-class SearchPort(Protocol):
-    """What answering needs of search: the best chunks, and them packed into passages."""
-
-    def search(
-        self,
-        query: str,
-        k: int | None = None,
-        mode: str = "hybrid",
-        rerank: str | None = None,
-        scope: DocScope = EVERYWHERE,
-    ) -> SearchResult: ...
-
-    def pack_context(
-        self, result: SearchResult, budget_tokens: int, first_n: int = 1
-    ) -> list[Passage]: ...
-
 
 class EngineInfo(TypedDict):
     model: str

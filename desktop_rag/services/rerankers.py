@@ -10,8 +10,8 @@ import logging
 from pathlib import Path
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.errors import ConfigError, DesktopRagError
-from desktop_rag.protocols import Reranker
+from desktop_rag.domain.errors import ConfigError, DesktopRagError
+from desktop_rag.domain.protocols import Reranker
 from desktop_rag.retrieval.rerank import AUTO, CROSS, LLM, NAMES, NONE
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ class Rerankers:
         return resolved, cache[resolved]
 
     def _cross_encoder(self) -> Reranker:
-        from desktop_rag.compute import ComputeReranker
+        from desktop_rag.llm.compute_thread import ComputeReranker
         from desktop_rag.retrieval.st_cross_encoder import CrossEncoderReranker
 
         path, compute = Path(self.ctx.registry.cross_encoder_path()), self.ctx.compute

@@ -1,8 +1,8 @@
-"""The routes an answer service offers, built over one context: lookup (the answer service's
-own path through retrieval), the exhaustive route for lists and counts over the catalog, the
+"""The routes an answer service offers, built over one context: lookup (retrieval and the answer
+pipeline, routes/lookup.py), the exhaustive route for lists and counts over the catalog, the
 stored vectors and the chat model as judge, and the summary route over the catalog, the chat
 model and the kept section summaries, and the comparison route over per-side searches and the
-lookup's answer step."""
+lookup's answer pipeline."""
 
 from __future__ import annotations
 
@@ -10,32 +10,32 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from desktop_rag.answering.pipeline import (
+    AnswerPipeline,
+    CheckStep,
+    Generator,
+    PostStep,
+    PromptStep,
+    TableCellStep,
+)
+from desktop_rag.answering.ratio_lines import RatioLines
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.domain import Answer, DocScope
-from desktop_rag.routed import RouteName
-from desktop_rag.routes.base import Route, RouteRequest, RouteTable
+from desktop_rag.domain import Answer, DocFocus, DocScope
+from desktop_rag.domain.routed import RouteName
+from desktop_rag.routes.base import Route, RouteRequest, RouteTable, SearchPort
 from desktop_rag.routes.compare import CompareParts, CompareRoute, GivenAnswer
 from desktop_rag.routes.dense import Paraphrases
 from desktop_rag.routes.exhaustive import ExhaustiveRoute, ExhaustiveSettings
 from desktop_rag.routes.judge import ModelJudge
+from desktop_rag.routes.lookup import LookupParts, LookupRoute
 from desktop_rag.routes.summary import Parts, SummaryRoute, SummarySettings
 from desktop_rag.routes.summary_prompts import PROMPT_VERSION
 from desktop_rag.routes.summary_store import Identity, SummaryStore
 from desktop_rag.routes.units import ChunkSource
-from desktop_rag.services.ports import SearchPort
+from desktop_rag.services.answer_generation import AnswerGeneration
+from desktop_rag.services.core import CoreService
 
 SUMMARIES_DB = "summaries.sqlite3"
-
-
-class LookupRoute:
-    """Today's answer path (retrieve, pack, the model answers with checked citations) as a
-    route: `answer` is the answer service's lookup."""
-
-    def __init__(self, lookup: Callable[[RouteRequest], Answer]) -> None:
-        self.lookup = lookup
-
-    def answer(self, request: RouteRequest) -> Answer:
-        return self.lookup(request)
 
 
 def exhaustive_route(
@@ -106,18 +106,21 @@ def _on_gpu(ctx: AppContext) -> bool:
     return ctx.settings.llm.gpu_layers != "0" and gpu_offload_supported()
 
 
+Named = Callable[[str, DocScope], DocFocus | None]  # the documents a question names
+
+
 def summary_route(
-    ctx: AppContext, fallback: Route | None = None, source: ChunkSource | None = None, **kw: Any
-) -> SummaryRoute:
+    ctx: AppContext, fallback: Route | None = None, source: ChunkSource | None = None,
+    named: Named | None = None, **kw: Any,
+) -> SummaryRoute:  # fmt: skip
     """The summary route over the context's parts; `source` stands in for the catalog (an
     evaluation holds a paper's abstract out of what the route reads)."""
-    from desktop_rag.llm.citations import CitationChecker
-    from desktop_rag.services.doc_focus import FocusFinder
+    from desktop_rag.answering.citations import CitationChecker
 
-    finder = FocusFinder(ctx.catalog, ctx.paths.doc_profiles_file)
+    finder = named or focus_finder(ctx)
 
     def focus(query: str, scope: DocScope) -> tuple[str, ...]:
-        found = finder.focus(query, scope)
+        found = finder(query, scope)
         return found.doc_ids if found is not None else ()
 
     parts = Parts(
@@ -141,12 +144,9 @@ class Deferred:
 
 
 def compare_route(
-    ctx: AppContext, search: SearchPort, given: GivenAnswer, fallback: Route
+    ctx: AppContext, search: SearchPort, given: GivenAnswer, fallback: Route, named: Named
 ) -> CompareRoute:
-    """The comparison route over the search service and the lookup's answer step."""
-    from desktop_rag.services.doc_focus import FocusFinder
-
-    finder = FocusFinder(ctx.catalog, ctx.paths.doc_profiles_file)
+    """The comparison route over the search service and the lookup's answer pipeline."""
 
     def title(doc_id: str) -> str:
         doc = ctx.catalog.get_document(doc_id)
@@ -154,26 +154,53 @@ def compare_route(
 
     parts = CompareParts(
         lambda query, scope: search.search(query, scope=scope), search.pack_context,
-        finder.focus, title, lambda: ctx.settings.retrieval.context_tokens, given,
+        named, title, lambda: ctx.settings.retrieval.context_tokens, given,
     )  # fmt: skip
     return CompareRoute(parts, fallback)
 
 
+def answer_pipeline(ctx: AppContext, generator: Generator) -> AnswerPipeline:
+    """The answer step's pipeline as the settings have it: the prompt, the model, the optional
+    post-steps in order (a refusal a table cell answers), and the check."""
+    from desktop_rag.answering.citations import CitationChecker
+
+    llm = ctx.settings.llm
+    post: list[PostStep] = [TableCellStep()] if llm.read_table_cells else []
+    check = CheckStep(lambda: CitationChecker(ctx.embedder), lambda: bool(ctx.engine.gpu_offload))
+    return AnswerPipeline(PromptStep(llm.ratio_worksheet), generator, post, check)
+
+
+def lookup_route(ctx: AppContext, search: SearchPort, core: CoreService) -> LookupRoute:
+    """The lookup route over the context's parts, the search service and the core."""
+    ratio_lines = (RatioLines(ctx.catalog.chunks_of) if ctx.settings.llm.ratio_worksheet
+                   else None)  # fmt: skip
+    return LookupRoute(LookupParts(
+        search, core.core_context, lambda q: ctx.embedder.embed_query(q),
+        lambda ids: ctx.vectors.get_embeddings(ids), lambda: ctx.settings.retrieval.context_tokens,
+        ratio_lines, answer_pipeline(ctx, AnswerGeneration(ctx, core)),
+        lambda: bool(ctx.engine.gpu_offload),
+    ))  # fmt: skip
+
+
+def focus_finder(ctx: AppContext) -> Named:
+    """The documents a question names, from the library's kept document profiles."""
+    from desktop_rag.services.doc_focus import FocusFinder
+
+    return FocusFinder(ctx.catalog, ctx.paths.doc_profiles_file).focus
+
+
 def route_table(
-    ctx: AppContext,
-    lookup: Callable[[RouteRequest], Answer],
-    search: SearchPort | None = None,
-    given: GivenAnswer | None = None,
+    ctx: AppContext, search: SearchPort, core: CoreService, named: Named | None = None
 ) -> RouteTable:
-    """The routes built over the context; comparison needs the search and the answer step."""
-    plain = LookupRoute(lookup)
-    routes: dict[RouteName, Route] = {
+    """Every route, built over the context as the settings have them now: the composition
+    root of answering (the GUI and the CLI reach it through AnswerService.ask). `named` finds
+    the documents a question names (the search service's own finder, so that it is one)."""
+    plain = lookup_route(ctx, search, core)
+    finder = named or focus_finder(ctx)
+    return RouteTable({
         RouteName.LOOKUP: plain,
         RouteName.EXHAUSTIVE: LookupWhenNoneFound(exhaustive_route(ctx), plain),
-        RouteName.SUMMARY: Deferred(lambda: summary_route(ctx, plain)),
-    }
-    if search is not None and given is not None:
-        searcher, answer_step = search, given
-        routes[RouteName.COMPARE] = Deferred(
-            lambda: compare_route(ctx, searcher, answer_step, plain))
-    return RouteTable(routes)
+        RouteName.SUMMARY: Deferred(lambda: summary_route(ctx, plain, named=finder)),
+        RouteName.COMPARE: Deferred(
+            lambda: compare_route(ctx, search, plain.answer_given, plain, finder)),
+    })  # fmt: skip

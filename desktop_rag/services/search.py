@@ -7,15 +7,15 @@ import time
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import EVERYWHERE, DocFocus, DocScope, Passage, ScoredChunk, SearchResult
-from desktop_rag.locate import matching_page
-from desktop_rag.protocols import Reranker
+from desktop_rag.domain.protocols import Reranker
 from desktop_rag.retrieval import rerank as rr
 from desktop_rag.retrieval.evidence import EvidenceGate
 from desktop_rag.retrieval.hybrid import HybridConfig, HybridRetriever, Retrieval
 from desktop_rag.retrieval.packing import Packer
 from desktop_rag.services.doc_focus import FocusFinder
 from desktop_rag.services.rerankers import Rerankers
-from desktop_rag.store.sparse import STOPWORDS
+from desktop_rag.text.locate import matching_page
+from desktop_rag.text.words import STOPWORDS
 
 OTHERS_SHARE = 5  # a focused search keeps one place in five for the documents not named
 WIDER = 3  # ...found among this many times the places in the search of the whole scope

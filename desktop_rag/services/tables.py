@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import Document
-from desktop_rag.outcomes import CatchUpReport, TablesReport
-from desktop_rag.progress import CancelToken, ProgressCallback, no_progress
+from desktop_rag.domain.outcomes import CatchUpReport, TablesReport
+from desktop_rag.domain.progress import CancelToken, ProgressCallback, no_progress
 from desktop_rag.services.ports import Refreshable
 
 
@@ -28,7 +28,7 @@ class TablesService:
         nothing is done while both `ingest.tables` and picture text are off."""
         from desktop_rag.ingest.ocr import ocr_config
         from desktop_rag.ingest.table_pass import TablePass
-        from desktop_rag.store.lazy import LazyVectorIndex
+        from desktop_rag.store.lazy_vectors import LazyVectorIndex
 
         ctx = self.ctx
         tables, ocr = ctx.settings.ingest.tables == "auto", ocr_config(ctx.settings.ingest)

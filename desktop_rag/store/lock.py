@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
-from desktop_rag.errors import LibraryInUseError
+from desktop_rag.domain.errors import LibraryInUseError
 
 log = logging.getLogger(__name__)
 

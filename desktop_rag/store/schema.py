@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 from desktop_rag.domain import Chunk, DocKind, DocStatus, Document, LineBox
+from desktop_rag.store.keyword_marks import MARKS_SQL
 from desktop_rag.store.migrations import migrate
 from desktop_rag.store.sparse import FTS_TABLE
 
@@ -48,7 +49,8 @@ CREATE TABLE IF NOT EXISTS vector_outbox (chunk_id TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS reader_marks (
     doc_id TEXT PRIMARY KEY REFERENCES documents(doc_id) ON DELETE CASCADE, mark TEXT NOT NULL
 );
-""" + FTS_TABLE  # the BM25 table (store.sparse), re-indexed when its layout changes (migrations)
+""" + FTS_TABLE + MARKS_SQL  # the BM25 table (store.sparse), re-indexed when its layout changes
+# (migrations), and the revisions the persisted keyword index follows (store.keyword_marks)
 
 DOC_COLUMNS = (
     "doc_id, path, title, kind, sha256, size, mtime, pages, chunks, status, error, ingested_at, "

@@ -19,9 +19,9 @@ import sqlite3
 import threading
 
 from desktop_rag.domain import EVERYWHERE, DocScope
-from desktop_rag.numbers import GROUPED_PATTERN, number_tokens
+from desktop_rag.text.numbers import GROUPED_PATTERN, number_tokens
+from desktop_rag.text.words import STOPWORDS, words
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # as FTS5's unicode61: "_" separates words
 # A number with group separators, as number_tokens reads one ("4,180,339", "3,02,16,492", not
 # "A1,234")
 _GROUPED = re.compile(rf"(?<![^\W_])(?:{GROUPED_PATTERN})")
@@ -36,22 +36,6 @@ FTS_TABLE = """CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     text, title, heading, numbers, tokenize = 'porter unicode61 remove_diacritics 2'
 );"""
 _INSERT = "INSERT INTO chunks_fts(rowid, text, title, heading, numbers) VALUES (?, ?, ?, ?, ?)"
-
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further had
-    has have having he her here hers herself him himself his how i if in into is it its itself just
-    me more most my myself no nor not of off on once only or other our ours ourselves out over own
-    same she should so some such than that the their theirs them themselves then there these they
-    this those through to too under until up very was we were what when where which while who whom
-    why will with would you your yours yourself yourselves""".split()  # noqa: SIM905
-)
-
-
-def words(text: str) -> list[str]:
-    """The lower-cased words of `text`, as both BM25 indexes see them before stopwords go."""
-    return [w.lower() for w in _WORD.findall(text)]
-
 
 def indexed_numbers(text: str) -> str:
     """The `numbers` column of a chunk: its number tokens that `words` does not already give

@@ -25,9 +25,10 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop_rag.domain import EVERYWHERE, DocScope
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.store.documents import Catalog
 from desktop_rag.store.scope_rows import allowed_rows
-from desktop_rag.store.sparse import MAX_TERMS, STOPWORDS, FtsSparseIndex, query_words, words
+from desktop_rag.store.sparse import MAX_TERMS, FtsSparseIndex, query_words
+from desktop_rag.text.words import STOPWORDS, words
 
 log = logging.getLogger(__name__)
 

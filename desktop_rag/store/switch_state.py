@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from desktop_rag.errors import StoreError
+from desktop_rag.domain.errors import StoreError
 from desktop_rag.store.spaces import LEGACY_COLLECTION, EmbeddingSpace
 
 if TYPE_CHECKING:
@@ -256,7 +256,7 @@ SWITCH_LOCK = "embedder-switch.lock"  # in the data folder: held while a switch 
 
 def switch_running(data_dir: Path) -> bool:
     """Whether a switch is running now, in this process or another (its lock is held)."""
-    from desktop_rag.errors import LibraryInUseError
+    from desktop_rag.domain.errors import LibraryInUseError
     from desktop_rag.store.lock import WriterLock
 
     probe = WriterLock(data_dir / SWITCH_LOCK)

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop_rag.domain import EVERYWHERE, DocScope
-from desktop_rag.protocols import Vector
+from desktop_rag.domain.protocols import Vector
 from desktop_rag.store.scope_rows import allowed_rows
 
 log = logging.getLogger(__name__)

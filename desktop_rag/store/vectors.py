@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from desktop_rag.domain import EVERYWHERE, DocScope
-from desktop_rag.errors import StoreError
+from desktop_rag.domain.errors import StoreError
 from desktop_rag.store.stamp import STAMP_NAME, WriteStamp
 from desktop_rag.store.switch_state import active_collection
 
 if TYPE_CHECKING:
     from desktop_rag.config import StoreSettings
-    from desktop_rag.paths import AppPaths
-    from desktop_rag.protocols import Vector
+    from desktop_rag.config.paths import AppPaths
+    from desktop_rag.domain.protocols import Vector
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The packaged tiktoken encodings (data/*.tiktoken.gz), read by desktop_rag.tokens offline."""
+"""The packaged tiktoken encodings (data/*.tiktoken.gz), read by desktop_rag.text.tokens offline."""
 
 from PyInstaller.utils.hooks import collect_data_files
 

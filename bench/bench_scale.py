@@ -1,0 +1,144 @@
+"""Large libraries: what a user with 100,000 to 1,000,000 chunks waits for, and how much memory
+and disk it takes.
+
+    python -m bench.run scale [--scale-sizes 100000,300000,1000000] [--scale-dir /work/scale-data]
+        [--scale-runs 3] [--scale-queries 100] [--scale-sync-files 10000] [--scale-skip-edit]
+
+Libraries are synthetic (bench/scale_library.py: real sentences, a realistic length mix, random
+unit 384-d vectors) and built once under --scale-dir (`lib-<chunks>`), as after an ingestion and
+the first app session (keyword index built, vector copy written). Per size, medians of
+--scale-runs new processes (bench/scale_child.py): time to ready (embedder, vectors, keyword
+index: the core, not the window), resident memory without a chat model, warm hybrid p50/p95
+over the whole library, one document and ten documents; then a cold CLI `search`, the disk per
+chunk, and the time to add one 50-page PDF (the first 50 pages of a 10-K, table pass included)
+and to remove it again, against the same PDF added to an empty library. Once: a sync of an
+unchanged followed folder of --scale-sync-files Markdown files (bench_sync's notes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.bench_cold import CLI, MMLB, SEARCH, median_wall
+from bench.scale_library import build_info, library
+
+REPORT = "3M_2018_10K.pdf"  # 10-K: the first 50 pages are the PDF added
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("scale")
+    group.add_argument("--scale-sizes", default="100000,300000")
+    group.add_argument("--scale-dir", default="/work/scale-data", help="where libraries are kept")
+    group.add_argument("--scale-runs", type=int, default=3, help="new processes per size")
+    group.add_argument("--scale-queries", type=int, default=100, help="queries per scope")
+    group.add_argument("--scale-sync-files", type=int, default=10_000, help="0: no sync figure")
+    group.add_argument("--scale-skip-edit", action="store_true", help="no add/remove figures")
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    folder = Path(args.scale_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    sizes = [3_000] if args.quick else [int(s) for s in args.scale_sizes.split(",")]
+    runs = 2 if args.quick else args.scale_runs
+    result: dict[str, Any] = {}
+    pdf = fifty_pages(folder)
+    if not args.scale_skip_edit:
+        with tempfile.TemporaryDirectory(dir=folder) as tmp:
+            result["empty_library"] = add_remove(Path(tmp) / "lib", pdf)
+    for n in sizes:
+        data = library(folder, n)
+        out: dict[str, Any] = {"build": build_info(data)}
+        out.update(ready_and_warm(data, runs, 20 if args.quick else args.scale_queries))
+        out["cold_cli_search_s"] = median_wall([CLI, "--data-dir", str(data), "search", SEARCH],
+                                               runs)  # fmt: skip
+        out["disk"] = disk(data, n)
+        if not args.scale_skip_edit:
+            out.update(add_remove(data, pdf))
+        result[f"{n}_chunks"] = out
+    if args.scale_sync_files:
+        result["sync"] = sync_unchanged(folder, 200 if args.quick else args.scale_sync_files)
+    return result
+
+
+def ready_and_warm(data: Path, runs: int, queries: int) -> dict[str, Any]:
+    found: list[dict[str, float]] = []
+    for _ in range(runs):
+        env = {**os.environ, "DESKTOP_RAG_LAUNCHED_AT": repr(time.time()),
+               "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}  # fmt: skip
+        out = subprocess.run([sys.executable, "-m", "bench.scale_child", str(data), str(queries)],
+                             capture_output=True, text=True, env=env, check=True)  # fmt: skip
+        found.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    return {key: round(statistics.median(float(f[key] or 0) for f in found), 3) for key in found[0]}
+
+
+def disk(data: Path, n: int) -> dict[str, Any]:
+    base = data / "data"
+    parts = {"catalog": sum(_size(p) for p in base.glob("catalog.sqlite3*")),
+             "chroma": _size(base / "chroma"), "vector_copy": _size(base / "vector-snapshot"),
+             "keyword_index": _size(base / "keyword-index")}  # fmt: skip
+    total = sum(parts.values())
+    return {"total_mb": round(total / 2**20), "bytes_per_chunk": round(total / n),
+            **{f"{k}_bytes_per_chunk": round(v / n) for k, v in parts.items()}}
+
+
+def _size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def fifty_pages(folder: Path) -> Path:
+    import pymupdf
+
+    target = folder / "report-50-pages.pdf"
+    if not target.exists():
+        source = pymupdf.open(MMLB / REPORT)
+        doc = pymupdf.open()
+        doc.insert_pdf(source, from_page=0, to_page=49)
+        doc.save(target)
+    return target
+
+
+def add_remove(data: Path, pdf: Path) -> dict[str, float]:
+    """Adds `pdf` (copied into a folder of its own) and removes it again, in one process."""
+    import shutil
+
+    from desktop_rag.bootstrap import build_context
+    from desktop_rag.services import Services
+
+    drop = data.parent / f"drop-{data.name}"
+    drop.mkdir(parents=True, exist_ok=True)
+    copy = drop / pdf.name
+    shutil.copy(pdf, copy)
+    services = Services(build_context(str(data)))
+    try:
+        services.ctx.embedder.embed_query("warm up")
+        start = time.perf_counter()
+        report = services.ingest([copy])
+        added = time.perf_counter() - start
+        assert not report.failed, report.failed
+        start = time.perf_counter()
+        services.library.remove([copy])
+        removed = time.perf_counter() - start
+    finally:
+        services.close()
+    return {"add_s": round(added, 2), "remove_s": round(removed, 2)}
+
+
+def sync_unchanged(folder: Path, files: int) -> dict[str, Any]:
+    """bench_sync's folder of Markdown notes, ingested once, then synced unchanged."""
+    from bench.bench_sync import measure, write_note
+
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        for n in range(files):
+            write_note(Path(tmp) / "notes", n)
+        return measure(Path(tmp) / "notes", Path(tmp) / "data", files, "default")

@@ -1,0 +1,108 @@
+"""The synthetic libraries of the scale benchmark (bench_scale.py), built once and kept.
+
+Text: real sentences (SciFact abstracts, 5,183 of them: a real scientific vocabulary) packed into
+chunks of a realistic length mix (2 to 12 sentences, about 130 words on average), and one chunk
+in six a table-like block of labelled rows of numbers as reports have. Documents hold from 10 to
+400 chunks (median about 60), so a million chunks are about 10,000 documents. Vectors: random
+unit 384-d vectors (what MiniLM gives), inserted through the real vector store: embedding a
+million chunks with the real model would take days on this 2-core machine (about 150 chunks/s).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from desktop_rag.domain import Chunk, DocKind, DocStatus, Document
+
+SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact"
+MARKER = "scale-library.json"
+LABELS = ("Revenue", "Net income", "Operating expenses", "Cost of sales", "Total assets",
+          "Cash and equivalents", "Long-term debt", "Research and development", "Gross margin",
+          "Diluted earnings per share", "Inventories", "Accounts receivable")  # fmt: skip
+
+
+def sentences() -> list[str]:
+    out: list[str] = []
+    with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            out += [s for s in json.loads(line)["text"].split(". ") if len(s) > 20]
+    return out
+
+
+def table_text(rng: random.Random) -> str:
+    years = rng.randint(2005, 2023)
+    rows = [f"{label} {rng.randint(1, 99_999):,} {rng.randint(1, 99_999):,} "
+            f"{rng.uniform(-30, 30):.1f}%" for label in rng.sample(LABELS, rng.randint(4, 10))]
+    return f"(in millions) {years} {years - 1} change\n" + "\n".join(rows)
+
+
+def synth_docs(n_chunks: int, seed: int = 7) -> Iterator[tuple[Document, list[Chunk]]]:
+    rng = random.Random(seed)
+    pool = sentences()
+    made, d = 0, 0
+    while made < n_chunks:
+        size = min(n_chunks - made, max(10, min(400, int(rng.lognormvariate(4.1, 0.9)))))
+        doc_id = f"scale{d:06d}"
+        title = f"{' '.join(rng.sample(pool, 1)[0].split()[:6])} ({d})"
+        texts = [table_text(rng) if rng.random() < 1 / 6
+                 else ". ".join(rng.sample(pool, rng.randint(2, 12))) + "."
+                 for _ in range(size)]  # fmt: skip
+        doc = Document(doc_id, f"/scale/{doc_id}.pdf", title, DocKind.PDF, f"{d:064d}", 1, 0.0,
+                       size, size, DocStatus.PENDING)  # fmt: skip
+        chunks = [Chunk(f"{doc_id}:{i:05d}", doc_id, doc.path, title, DocKind.PDF, t, i, (i + 1,),
+                        (0, len(t))) for i, t in enumerate(texts)]  # fmt: skip
+        yield doc, chunks
+        made += size
+        d += 1
+
+
+def library(folder: Path, n_chunks: int, dim: int = 384) -> Path:
+    """`folder/lib-<n>`, built now unless a finished build is there; the first keyword-index
+    build and the vector copy are made as the first app session after an ingestion would."""
+    from desktop_rag.bootstrap import build_context
+
+    data = folder / f"lib-{n_chunks}"
+    if (data / MARKER).exists():
+        return data
+    if data.exists():
+        raise SystemExit(f"{data} holds an unfinished build: remove it and run again")
+    ctx = build_context(str(data))
+    nrng = np.random.default_rng(7)
+    start = time.perf_counter()
+    docs = 0
+    for doc, chunks in synth_docs(n_chunks):
+        vectors = nrng.standard_normal((len(chunks), dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        ctx.catalog.add_pending(doc, chunks)
+        ctx.vectors.upsert([c.chunk_id for c in chunks], vectors, [doc.doc_id] * len(chunks))
+        ctx.catalog.finalize(doc.doc_id)
+        docs += 1
+    built = time.perf_counter() - start
+    start = time.perf_counter()
+    ctx.sparse.warm()  # type: ignore[attr-defined]
+    keyword = time.perf_counter() - start
+    start = time.perf_counter()
+    ctx.close()  # writes the vector copy (up to vector_snapshot.MAX_VECTORS rows)
+    info = {"chunks": n_chunks, "documents": docs, "insert_s": round(built, 1),
+            "keyword_first_build_s": round(keyword, 1),
+            "close_s": round(time.perf_counter() - start, 1)}  # fmt: skip
+    (data / MARKER).write_text(json.dumps(info), encoding="utf-8")
+    return data
+
+
+def build_info(data: Path) -> dict[str, float]:
+    return dict(json.loads((data / MARKER).read_text(encoding="utf-8")))
+
+
+if __name__ == "__main__":  # python -m bench.scale_library FOLDER N: builds one library
+    import logging
+    import sys
+
+    logging.basicConfig(level=logging.INFO)
+    print(library(Path(sys.argv[1]), int(sys.argv[2])))

@@ -1,0 +1,1 @@
+"""Plain text tools shared by every layer: numbers, sentence spans, token counting, words."""

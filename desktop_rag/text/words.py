@@ -1,0 +1,76 @@
+"""Words as both BM25 indexes and the list and count route see them: `words` splits as FTS5's
+unicode61 tokenizer does, `STOPWORDS` is the one stopword list, and `stems` are Snowball stems
+as the in-memory BM25 index makes them, so that "outages" meets "outage"; phrases and
+identifiers are compared exactly."""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # as FTS5's unicode61: "_" separates words
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers herself him himself his how i if in into is it its itself just
+    me more most my myself no nor not of off on once only or other our ours ourselves out over own
+    same she should so some such than that the their theirs them themselves then there these they
+    this those through to too under until up very was we were what when where which while who whom
+    why will with would you your yours yourself yourselves""".split()  # noqa: SIM905
+)
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased words of `text`, as both BM25 indexes see them before stopwords go."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+
+# Head words that name the kind of thing rather than the thing: "action items" are lines
+# saying "Action:", "log entries" lines of a log. An item may leave them unsaid.
+GENERIC_HEADS = frozenset({"item", "entri", "entry", "record", "instanc", "case", "occurr",
+                           "thing", "element", "point", "line", "row"})  # fmt: skip
+_NEGATIONS = frozenset({"no", "not", "never", "none", "without", "nothing", "neither", "nor",
+                        "cannot"})  # fmt: skip
+_NEGATED = re.compile(r"n't\b", re.IGNORECASE)
+
+
+@functools.cache
+def _stemmer() -> Any:
+    import Stemmer  # PyStemmer, the stemmer of the in-memory BM25 index
+
+    return Stemmer.Stemmer("english")
+
+
+def stems(text: str) -> tuple[str, ...]:
+    """The text's stemmed words without stopwords, in order, each once."""
+    kept = [w for w in words(text) if w not in STOPWORDS]
+    return tuple(dict.fromkeys(_stemmer().stemWords(kept)))
+
+
+def stem_set(text: str) -> frozenset[str]:
+    return frozenset(stems(text))
+
+
+def negated(text: str) -> bool:
+    """Whether the text denies something ("no outage was seen"): matching cannot tell a denial
+    from an item, so such lines go to the judge."""
+    return bool(_NEGATIONS.intersection(words(text))) or bool(_NEGATED.search(text))
+
+
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    parts = [re.escape(w) for w in phrase.split()]
+    return re.compile(r"(?<![\w-])" + r"\s+".join(parts) + r"(?![\w-])", re.IGNORECASE)
+
+
+def occurrences(text: str, phrase: str) -> list[tuple[int, int]]:
+    """Where `phrase` occurs in `text`, case and spacing aside, as whole words."""
+    if not phrase.strip():
+        return []
+    return [m.span() for m in _phrase_pattern(phrase).finditer(text)]
+
+
+def has_identifier(text: str, identifier: str) -> bool:
+    """An identifier is matched exactly, letter case included ("P-10" is not "P-100")."""
+    return re.search(r"(?<![\w-])" + re.escape(identifier) + r"(?![\w-])", text) is not None
