@@ -60,6 +60,14 @@ def test_a_slide_is_a_page_with_its_title_table_and_notes(tmp_path: Path) -> Non
     assert rows == ["Sonar — Budget: 52,000", "Design — Budget: 18,500"]
 
 
+def test_a_chart_is_read_as_its_data(tmp_path: Path) -> None:
+    segments = _segments(make_pptx(tmp_path / "deck.pptx", chart=True))
+    charted = [s for s in segments if s.page == 4 and s.table is not None]
+    assert [s.text for s in charted] == ["Platypus — 2023: 14 | 2024: 23",
+                                         "Echidna — 2023: 5 | 2024: 9.5"]
+    assert charted[0].table is not None and charted[0].table.title == "Sightings (chart)"
+
+
 def test_a_sheet_is_a_captioned_table_of_labelled_rows(tmp_path: Path) -> None:
     loaded = load(make_xlsx(tmp_path / "budget.xlsx"))
     segments = list(loaded.segments)
