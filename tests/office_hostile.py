@@ -26,6 +26,7 @@ GOOD_WORDS = {  # a word only each good file holds -> the file
     "quollmail": "good.eml", "bilbymacro": "macro.docm", "numbatmacro": "macro.xlsm",
     "dingolink": "external-links.docx", "cassowarylink": "external-links.xlsx",
     "galahwide": "huge-dimensions.xlsx", "kookaburra": "bomb-attached.eml",
+    "bandicootmacro": "macro.pptm", "wallabylink": "external-links.pptx",
     "crates": "good.odt", "torches": "good.odp", "pantry": "good.ods",
     "emuwide": "repeated.ods",
 }
@@ -137,6 +138,35 @@ def _external_links(folder: Path, link: str) -> None:
     sheet.append(["cassowarylink", "see link"])
     sheet["B2"].hyperlink = f"{link}/birds.xlsx"
     book.save(str(folder / "external-links.xlsx"))
+    _external_slide(folder, link)
+
+
+def _external_slide(folder: Path, link: str) -> None:
+    import pptx
+    from pptx.opc.constants import RELATIONSHIP_TYPE
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Links"
+    run = slide.placeholders[1].text_frame.paragraphs[0].add_run()
+    run.text = "The wallabylink slide links a picture and a page it never fetches."
+    run.hyperlink.address = f"{link}/slide-page.html"
+    slide.part.relate_to(f"{link}/picture.png", RELATIONSHIP_TYPE.IMAGE, is_external=True)
+    deck.save(str(folder / "external-links.pptx"))
+
+
+def _macro_pptm(folder: Path) -> None:
+    make_pptx(folder / "macro.pptm.tmp")
+    with zipfile.ZipFile(folder / "macro.pptm.tmp") as z:
+        slide = z.read("ppt/slides/slide2.xml").replace(b"platypus", b"bandicootmacro")
+        types = z.read("[Content_Types].xml").replace(
+            b"presentationml.presentation.main+xml", b"XXX")
+    types = types.replace(b"application/vnd.openxmlformats-officedocument.XXX",
+                          b"application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml")
+    rewrite(folder / "macro.pptm.tmp", folder / "macro.pptm",
+            {"[Content_Types].xml": types, "ppt/slides/slide2.xml": slide},
+            {"ppt/vbaProject.bin": b"Sub Auto_Open()\n Shell \"calc.exe\"\nEnd Sub\n"})
+    (folder / "macro.pptm.tmp").unlink()
 
 
 def _huge_dimensions(folder: Path) -> None:
@@ -250,6 +280,7 @@ def build_office_corpus(folder: Path, link: str) -> dict[str, Expect]:
             {"xl/workbook.xml": None, "xl/worksheets/sheet1.xml": None})
     _macro_docm(folder)
     _macro_xlsm(folder)
+    _macro_pptm(folder)
     _external_links(folder, link)
     _huge_dimensions(folder)
     expected = {
@@ -271,6 +302,7 @@ def build_office_corpus(folder: Path, link: str) -> dict[str, Expect]:
         "word-as.pptx": expect(FAILED, code=Reason.CORRUPT),
         "missing-parts.xlsx": expect(FAILED, code=Reason.CORRUPT),
         "macro.docm": expect(INDEXED), "macro.xlsm": expect(INDEXED),
+        "macro.pptm": expect(INDEXED), "external-links.pptx": expect(INDEXED),
         "external-links.docx": expect(INDEXED), "external-links.xlsx": expect(INDEXED),
         "huge-dimensions.xlsx": expect(INDEXED),
     }
