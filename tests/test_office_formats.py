@@ -48,6 +48,28 @@ def test_word_keeps_headings_lists_tables_margins_and_comments(tmp_path: Path) -
     assert load(tmp_path / "report.docx").title == "Quarterly Report of the Wombat Cooperative"
 
 
+def test_word_content_controls_and_text_boxes_are_read(tmp_path: Path) -> None:
+    import docx
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls
+
+    document = docx.Document()
+    document.add_paragraph("Body text before the box.")
+    w = nsdecls("w")
+    document.element.body.insert(0, parse_xml(
+        f"<w:sdt {w}><w:sdtPr/><w:sdtContent><w:p><w:r><w:t>Cover page of the wattlebird "
+        "survey</w:t></w:r></w:p></w:sdtContent></w:sdt>"))
+    box = parse_xml(
+        f'<w:r {w} xmlns:v="urn:schemas-microsoft-com:vml"><w:pict><v:shape><v:textbox>'
+        "<w:txbxContent><w:p><w:r><w:t>Boxed note: lyrebirds mimic chainsaws.</w:t></w:r>"
+        "</w:p></w:txbxContent></v:textbox></v:shape></w:pict></w:r>")
+    document.paragraphs[-1]._p.append(box)
+    document.save(str(tmp_path / "boxed.docx"))
+    texts = [s.text for s in _segments(tmp_path / "boxed.docx")]
+    assert texts == ["Cover page of the wattlebird survey", "Body text before the box.",
+                     "Boxed note: lyrebirds mimic chainsaws."]
+
+
 def test_a_slide_is_a_page_with_its_title_table_and_notes(tmp_path: Path) -> None:
     loaded = load(make_pptx(tmp_path / "deck.pptx", slides=5))
     segments = list(loaded.segments)
