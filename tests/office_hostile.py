@@ -238,6 +238,11 @@ def _odf(folder: Path) -> dict[str, Expect]:
               "</table:table-row></table:table>")
     write_odf(folder / "broken.odp", "<draw:page><text:p>unclosed")
     rewrite(folder / "good.odt", folder / "no-content.odt", {"content.xml": None})
+    manifest = (b'<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:'
+                b'manifest:1.0"><manifest:file-entry manifest:full-path="content.xml">'
+                b"<manifest:encryption-data/></manifest:file-entry></manifest:manifest>")
+    rewrite(folder / "good.odt", folder / "encrypted.odt", {"content.xml": os.urandom(900)},
+            {"META-INF/manifest.xml": manifest})
     return {
         "good.odt": expect(INDEXED), "good.odp": expect(INDEXED), "good.ods": expect(INDEXED),
         "laughs.odt": expect(FAILED, code=Reason.TOO_LARGE),
@@ -245,6 +250,7 @@ def _odf(folder: Path) -> dict[str, Expect]:
         "repeated.ods": expect(INDEXED),  # read 100 x 100 times, not 16384 x 1048576
         "broken.odp": expect(FAILED, code=Reason.CORRUPT),
         "no-content.odt": expect(FAILED, code=Reason.CORRUPT),
+        "encrypted.odt": expect(FAILED, code=Reason.ENCRYPTED),
     }
 
 

@@ -34,6 +34,8 @@ NS = {
 }
 MAX_REPEAT = 100  # a repeated row or cell with a value is read this many times at most
 MAX_ROWS = 1_000_000
+MANIFEST = "META-INF/manifest.xml"
+ENCRYPTED = "password-protected (an encrypted OpenDocument file); save it without a password first"
 
 
 def q(name: str) -> str:
@@ -61,8 +63,11 @@ def load_odf(path: Path) -> LoadedDocument:
 def _read(path: Path) -> tuple[ElementTree.Element, str | None]:
     try:
         with zipfile.ZipFile(path) as archive:
-            content = archive.read("content.xml")
             names = set(archive.namelist())
+            manifest = archive.read(MANIFEST) if MANIFEST in names else b""
+            if b"encryption-data" in manifest:  # its parts are encrypted: no XML to read
+                raise LoadError(Reason.ENCRYPTED, ENCRYPTED)
+            content = archive.read("content.xml")
             meta = archive.read("meta.xml") if "meta.xml" in names else b""
         body = ElementTree.fromstring(content).find(q("office:body"))
         title = ElementTree.fromstring(meta).find(f".//{q('dc:title')}") if meta else None
