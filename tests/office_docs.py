@@ -44,9 +44,9 @@ def make_docx(path: Path, paragraphs: int = 3) -> Path:
     return path
 
 
-def make_pptx(path: Path, slides: int = 3) -> Path:
-    """A deck: slide 1 a title, slide 2 the launch date with notes, slide 3 a table; more
-    slides of filler when asked."""
+def make_pptx(path: Path, slides: int = 3, chart: bool = False) -> Path:
+    """A deck: slide 1 a title, slide 2 the launch date with notes, slide 3 a table; a chart
+    slide next when asked, then filler slides up to `slides`."""
     import pptx
     from pptx.util import Inches
 
@@ -66,6 +66,18 @@ def make_pptx(path: Path, slides: int = 3) -> Path:
     for r, row in enumerate([("Team", "Budget"), ("Sonar", "52,000"), ("Design", "18,500")]):
         for c, value in enumerate(row):
             grid.cell(r, c).text = value
+    if chart:
+        from pptx.chart.data import CategoryChartData
+        from pptx.enum.chart import XL_CHART_TYPE
+
+        charted = deck.slides.add_slide(deck.slide_layouts[5])
+        charted.shapes.title.text = "Sightings"
+        data = CategoryChartData()
+        data.categories = ["2023", "2024"]
+        data.add_series("Platypus", (14, 23))
+        data.add_series("Echidna", (5, 9.5))
+        charted.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(2),
+                                 Inches(6), Inches(4), data)
     for i in range(3, slides):
         extra = deck.slides.add_slide(deck.slide_layouts[1])
         extra.shapes.title.text = f"Milestone {i}"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from desktop_rag.domain import Outcome, Reason
 from tests.hardening_corpus import Expect, expect
+from tests.odf_docs import make_odp, make_ods, make_odt, write_odf
 from tests.office_docs import make_docx, make_eml, make_pptx, make_xlsx
 
 FAILED, SKIPPED, INDEXED = Outcome.FAILED, Outcome.SKIPPED, Outcome.INDEXED
@@ -25,6 +26,9 @@ GOOD_WORDS = {  # a word only each good file holds -> the file
     "quollmail": "good.eml", "bilbymacro": "macro.docm", "numbatmacro": "macro.xlsm",
     "dingolink": "external-links.docx", "cassowarylink": "external-links.xlsx",
     "galahwide": "huge-dimensions.xlsx", "kookaburra": "bomb-attached.eml",
+    "bandicootmacro": "macro.pptm", "wallabylink": "external-links.pptx",
+    "crates": "good.odt", "torches": "good.odp", "pantry": "good.ods",
+    "emuwide": "repeated.ods",
 }
 WORD_MAIN = b"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
 WORD_MACRO = b"application/vnd.ms-word.document.macroEnabled.main+xml"
@@ -70,9 +74,26 @@ def _lying_sizes(path: Path) -> None:
 def _deep_xml(source: Path, target: Path, member: str, depth: int = 5000) -> None:
     with zipfile.ZipFile(source) as z:
         xml = z.read(member)
-    cut = xml.index(b">", xml.index(b"<", xml.index(b"?>") + 2)) + 1  # after the root's tag
+    start = xml.index(b"?>") + 2 if xml.startswith(b"<?xml") else 0
+    cut = xml.index(b">", xml.index(b"<", start)) + 1  # after the root's tag
     nested = b"<x>" * depth + b"</x>" * depth
     rewrite(source, target, {member: xml[:cut] + nested + xml[cut:]})
+
+
+LAUGHS = b"".join([
+    b'<?xml version="1.0"?><!DOCTYPE bomb [<!ENTITY e0 "lol">',
+    *(b'<!ENTITY e%d "%s">' % (n, b"".join(b"&e%d;" % (n - 1) for _ in range(10)))
+      for n in range(1, 10)),
+    b"]>",
+])
+
+
+def _entity_bomb(source: Path, target: Path, member: str, word: bytes) -> None:
+    """A part declaring nested entities that expand a billion times (the "billion laughs")."""
+    with zipfile.ZipFile(source) as z:
+        xml = z.read(member)
+    body = xml[xml.index(b"?>") + 2 :] if xml.startswith(b"<?xml") else xml
+    rewrite(source, target, {member: LAUGHS + body.replace(word, b"&e9;", 1)})
 
 
 def _macro_docm(folder: Path) -> None:
@@ -117,6 +138,35 @@ def _external_links(folder: Path, link: str) -> None:
     sheet.append(["cassowarylink", "see link"])
     sheet["B2"].hyperlink = f"{link}/birds.xlsx"
     book.save(str(folder / "external-links.xlsx"))
+    _external_slide(folder, link)
+
+
+def _external_slide(folder: Path, link: str) -> None:
+    import pptx
+    from pptx.opc.constants import RELATIONSHIP_TYPE
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Links"
+    run = slide.placeholders[1].text_frame.paragraphs[0].add_run()
+    run.text = "The wallabylink slide links a picture and a page it never fetches."
+    run.hyperlink.address = f"{link}/slide-page.html"
+    slide.part.relate_to(f"{link}/picture.png", RELATIONSHIP_TYPE.IMAGE, is_external=True)
+    deck.save(str(folder / "external-links.pptx"))
+
+
+def _macro_pptm(folder: Path) -> None:
+    make_pptx(folder / "macro.pptm.tmp")
+    with zipfile.ZipFile(folder / "macro.pptm.tmp") as z:
+        slide = z.read("ppt/slides/slide2.xml").replace(b"platypus", b"bandicootmacro")
+        types = z.read("[Content_Types].xml").replace(
+            b"presentationml.presentation.main+xml", b"XXX")
+    types = types.replace(b"application/vnd.openxmlformats-officedocument.XXX",
+                          b"application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml")
+    rewrite(folder / "macro.pptm.tmp", folder / "macro.pptm",
+            {"[Content_Types].xml": types, "ppt/slides/slide2.xml": slide},
+            {"ppt/vbaProject.bin": b"Sub Auto_Open()\n Shell \"calc.exe\"\nEnd Sub\n"})
+    (folder / "macro.pptm.tmp").unlink()
 
 
 def _huge_dimensions(folder: Path) -> None:
@@ -169,6 +219,41 @@ def _emails(folder: Path) -> dict[str, Expect]:
     }
 
 
+def _odf(folder: Path) -> dict[str, Expect]:
+    """OpenDocument: good files, an entity bomb, deep nesting, a repeated-cell bomb, broken XML
+    and a missing content part."""
+    make_odt(folder / "good.odt")
+    make_odp(folder / "good.odp")
+    make_ods(folder / "good.ods")
+    write_odf(folder / "laughs.odt", "<text:p>&e9;</text:p>")
+    with zipfile.ZipFile(folder / "laughs.odt") as z:
+        content = z.read("content.xml")
+    body = content[content.index(b"?>") + 2 :]
+    rewrite(folder / "laughs.odt", folder / "laughs.odt", {"content.xml": LAUGHS[21:] + body})
+    write_odf(folder / "deep.odt", "<text:section>" * 5000 + "<text:p>deep</text:p>"
+              + "</text:section>" * 5000)
+    cell = '<table:table-cell table:number-columns-repeated="16384"><text:p>emuwide</text:p>'
+    write_odf(folder / "repeated.ods", '<table:table table:name="T">'
+              f'<table:table-row table:number-rows-repeated="1048576">{cell}</table:table-cell>'
+              "</table:table-row></table:table>")
+    write_odf(folder / "broken.odp", "<draw:page><text:p>unclosed")
+    rewrite(folder / "good.odt", folder / "no-content.odt", {"content.xml": None})
+    manifest = (b'<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:'
+                b'manifest:1.0"><manifest:file-entry manifest:full-path="content.xml">'
+                b"<manifest:encryption-data/></manifest:file-entry></manifest:manifest>")
+    rewrite(folder / "good.odt", folder / "encrypted.odt", {"content.xml": os.urandom(900)},
+            {"META-INF/manifest.xml": manifest})
+    return {
+        "good.odt": expect(INDEXED), "good.odp": expect(INDEXED), "good.ods": expect(INDEXED),
+        "laughs.odt": expect(FAILED, code=Reason.TOO_LARGE),
+        "deep.odt": expect(FAILED, code=Reason.TOO_NESTED),
+        "repeated.ods": expect(INDEXED),  # read 100 x 100 times, not 16384 x 1048576
+        "broken.odp": expect(FAILED, code=Reason.CORRUPT),
+        "no-content.odt": expect(FAILED, code=Reason.CORRUPT),
+        "encrypted.odt": expect(FAILED, code=Reason.ENCRYPTED),
+    }
+
+
 def build_office_corpus(folder: Path, link: str) -> dict[str, Expect]:
     """Writes the corpus into `folder`; returns each file's expected outcome."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -190,11 +275,18 @@ def build_office_corpus(folder: Path, link: str) -> dict[str, Expect]:
     (folder / "empty.pptx").write_bytes(b"")
     _deep_xml(folder / "good.docx", folder / "deep.docx", "word/document.xml")
     _deep_xml(folder / "good.pptx", folder / "deep.pptx", "ppt/slides/slide1.xml")
+    _deep_xml(folder / "good.xlsx", folder / "deep-workbook.xlsx", "xl/workbook.xml", 100_000)
+    _entity_bomb(folder / "good.docx", folder / "laughs.docx", "word/document.xml", b"Revenue")
+    _entity_bomb(folder / "good.pptx", folder / "laughs.pptx", "ppt/slides/slide2.xml",
+                 b"Launch")
+    _entity_bomb(folder / "good.xlsx", folder / "laughs.xlsx", "xl/worksheets/sheet1.xml",
+                 b"Rent")
     _docx_with(folder, "word-as.pptx", "wordaspptx")
     rewrite(folder / "good.xlsx", folder / "missing-parts.xlsx",
             {"xl/workbook.xml": None, "xl/worksheets/sheet1.xml": None})
     _macro_docm(folder)
     _macro_xlsm(folder)
+    _macro_pptm(folder)
     _external_links(folder, link)
     _huge_dimensions(folder)
     expected = {
@@ -209,10 +301,15 @@ def build_office_corpus(folder: Path, link: str) -> dict[str, Expect]:
         "empty.pptx": expect(SKIPPED, FAILED, code=Reason.EMPTY),
         "deep.docx": expect(FAILED, code=Reason.TOO_NESTED),
         "deep.pptx": expect(FAILED, code=Reason.TOO_NESTED),
+        "deep-workbook.xlsx": expect(FAILED, code=Reason.TOO_NESTED),
+        "laughs.docx": expect(FAILED, code=Reason.TOO_LARGE),
+        "laughs.pptx": expect(FAILED, code=Reason.TOO_LARGE),
+        "laughs.xlsx": expect(FAILED, code=Reason.TOO_LARGE),
         "word-as.pptx": expect(FAILED, code=Reason.CORRUPT),
         "missing-parts.xlsx": expect(FAILED, code=Reason.CORRUPT),
         "macro.docm": expect(INDEXED), "macro.xlsm": expect(INDEXED),
+        "macro.pptm": expect(INDEXED), "external-links.pptx": expect(INDEXED),
         "external-links.docx": expect(INDEXED), "external-links.xlsx": expect(INDEXED),
         "huge-dimensions.xlsx": expect(INDEXED),
     }
-    return expected | _emails(folder)
+    return expected | _emails(folder) | _odf(folder)

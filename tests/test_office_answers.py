@@ -8,6 +8,7 @@ citation names, and the exact counts of the exhaustive route (a judge that says 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -15,11 +16,14 @@ from typing import Any
 
 import pytest
 
+from desktop_rag.cli import main
 from desktop_rag.config import Settings
 from desktop_rag.domain import Answer, DocScope, RouteName
 from desktop_rag.domain.fakes import FakeChatEngine
 from desktop_rag.domain.protocols import ChatMessage, TokenCallback
+from desktop_rag.ingest.office import EVERYDAY_SUFFIXES
 from desktop_rag.services import Services
+from desktop_rag.text.places import TEXTUAL
 from tests.office_docs import make_mixed_folder
 
 pytestmark = pytest.mark.slow
@@ -136,6 +140,25 @@ def test_counts_over_e_mails_count_each_message_once(library: tuple[Services, Pa
     assert about.route.count == 1 and "Lease renewal" in about.items[0].text
 
 
+def test_ask_json_names_the_cited_sheet_and_cells(
+    library: tuple[Services, Path], capsys: Any
+) -> None:
+    _, folder = library
+    code = main(["--data-dir", str(folder.parent / "lib"), "--profile", "tiny", "ask",
+                 "List every item in the food category.",
+                 "--doc", str(folder / "budget.xlsx"), "--route", "exhaustive", "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err[-2000:]
+    out = json.loads(captured.out)
+    assert out["count"] == 3
+    assert [c["place"] for c in out["citations"]] == ["sheet Budget, cells A4:D4"]  # one chunk
+    assert [i["text"].split(" — ")[0] for i in out["items"]] == ["A4:D4", "A7:D7", "A10:D10"]
+
+
+def test_places_know_every_type_the_loaders_read_without_pages() -> None:
+    assert TEXTUAL == EVERYDAY_SUFFIXES
+
+
 def test_removing_a_message_removes_its_attachment(library: tuple[Services, Path]) -> None:
     services, folder = library
     (folder / "lease.eml").unlink()
@@ -146,3 +169,18 @@ def test_removing_a_message_removes_its_attachment(library: tuple[Services, Path
     assert chunks and not [c for c in chunks if c.heading_path[:1] == ("Attachment "
                                                                         "lease-terms.docx",)]
     assert not services.ctx.sparse.search("renewal", 3)
+
+
+def test_the_cli_ingests_the_new_types(tmp_path: Path, capsys: Any) -> None:
+    folder = make_mixed_folder(tmp_path / "work")
+    (folder / "photo.heic").write_bytes(b"\x00\x00\x00\x18ftypheic")
+    code = main(["--data-dir", str(tmp_path / "lib"), "--profile", "tiny", "ingest",
+                 str(folder), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err[-2000:]
+    outcomes = {Path(o["path"]).name: o for o in json.loads(captured.out)["outcomes"]}
+    assert {n for n, o in outcomes.items() if o["outcome"] == "indexed"} == {
+        "report.docx", "platypus.pptx", "budget.xlsx", "lease.eml", "garden.eml",
+        "invoice.eml", "note.md"}
+    assert outcomes["photo.heic"]["outcome"] == "skipped"
+    assert outcomes["photo.heic"]["reason"] == "unsupported file type '.heic'"

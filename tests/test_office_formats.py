@@ -19,6 +19,7 @@ from desktop_rag.domain import DocKind, Outcome, Reason
 from desktop_rag.ingest import office_xlsx
 from desktop_rag.ingest.loaders import SUPPORTED, kind_of, load
 from desktop_rag.ingest.segments import Segment
+from tests.odf_docs import make_odp, make_ods, make_odt
 from tests.office_docs import make_docx, make_eml, make_pptx, make_xlsx
 from tests.office_hostile import rewrite
 from tests.test_hardening_corpus import fake_model_services
@@ -29,7 +30,8 @@ def _segments(path: Path) -> list[Segment]:
 
 
 def test_the_new_types_are_supported() -> None:
-    for suffix in (".docx", ".docm", ".pptx", ".pptm", ".xlsx", ".xlsm", ".eml", ".mbox"):
+    for suffix in (".docx", ".docm", ".pptx", ".pptm", ".xlsx", ".xlsm", ".odt", ".odp", ".ods",
+                   ".eml", ".mbox"):
         assert suffix in SUPPORTED and kind_of(Path("x" + suffix.upper())) is DocKind.OTHER
 
 
@@ -46,6 +48,28 @@ def test_word_keeps_headings_lists_tables_margins_and_comments(tmp_path: Path) -
     assert load(tmp_path / "report.docx").title == "Quarterly Report of the Wombat Cooperative"
 
 
+def test_word_content_controls_and_text_boxes_are_read(tmp_path: Path) -> None:
+    import docx
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls
+
+    document = docx.Document()
+    document.add_paragraph("Body text before the box.")
+    w = nsdecls("w")
+    document.element.body.insert(0, parse_xml(
+        f"<w:sdt {w}><w:sdtPr/><w:sdtContent><w:p><w:r><w:t>Cover page of the wattlebird "
+        "survey</w:t></w:r></w:p></w:sdtContent></w:sdt>"))
+    box = parse_xml(
+        f'<w:r {w} xmlns:v="urn:schemas-microsoft-com:vml"><w:pict><v:shape><v:textbox>'
+        "<w:txbxContent><w:p><w:r><w:t>Boxed note: lyrebirds mimic chainsaws.</w:t></w:r>"
+        "</w:p></w:txbxContent></v:textbox></v:shape></w:pict></w:r>")
+    document.paragraphs[-1]._p.append(box)
+    document.save(str(tmp_path / "boxed.docx"))
+    texts = [s.text for s in _segments(tmp_path / "boxed.docx")]
+    assert texts == ["Cover page of the wattlebird survey", "Body text before the box.",
+                     "Boxed note: lyrebirds mimic chainsaws."]
+
+
 def test_a_slide_is_a_page_with_its_title_table_and_notes(tmp_path: Path) -> None:
     loaded = load(make_pptx(tmp_path / "deck.pptx", slides=5))
     segments = list(loaded.segments)
@@ -56,6 +80,14 @@ def test_a_slide_is_a_page_with_its_title_table_and_notes(tmp_path: Path) -> Non
     assert slide2[-1].text == "Speaker notes: Mention the delayed sonar module."
     rows = [s.text for s in segments if s.table is not None]
     assert rows == ["Sonar — Budget: 52,000", "Design — Budget: 18,500"]
+
+
+def test_a_chart_is_read_as_its_data(tmp_path: Path) -> None:
+    segments = _segments(make_pptx(tmp_path / "deck.pptx", chart=True))
+    charted = [s for s in segments if s.page == 4 and s.table is not None]
+    assert [s.text for s in charted] == ["Platypus — 2023: 14 | 2024: 23",
+                                         "Echidna — 2023: 5 | 2024: 9.5"]
+    assert charted[0].table is not None and charted[0].table.title == "Sightings (chart)"
 
 
 def test_a_sheet_is_a_captioned_table_of_labelled_rows(tmp_path: Path) -> None:
@@ -205,3 +237,21 @@ def test_a_followed_folder_syncs_new_changed_and_removed_office_files(tmp_path: 
         assert not services.ctx.sparse.search("quokkas", 3)
     finally:
         services.close()
+
+
+def test_opendocument_text_slides_and_sheets(tmp_path: Path) -> None:
+    text = list(load(make_odt(tmp_path / "orchard.odt")).segments)
+    assert [s.text for s in text] == [
+        "Harvest", "The quince harvest doubled after the wet spring.", "\u2022 Quince paste",
+        "Quince — 2024: 310 | 2023: 150", "Footnote: Counted in crates."]
+    assert text[1].heading_path == ("Harvest",) and text[3].table is not None
+    assert load(tmp_path / "orchard.odt").title == "Orchard report"
+    deck = load(make_odp(tmp_path / "tour.odp"))
+    slides = list(deck.segments)
+    assert deck.pages == 2 and [(s.page, s.text) for s in slides] == [
+        (1, "Wombat tour"), (2, "Route"), (2, "The tour starts at the Ballarat gate."),
+        (2, "Speaker notes: Bring the torches.")]
+    assert slides[2].heading_path == ("Slide 2: Route",)
+    rows = [s.text for s in load(make_ods(tmp_path / "stock.ods")).segments]  # and a tail of
+    assert rows == ["A3:B3 — Item: Apricot jam | Jars: 12",  # a million empty rows, not read
+                    "A4:B4 — Item: Quince jelly | Jars: 7"]

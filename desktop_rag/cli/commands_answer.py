@@ -11,6 +11,7 @@ from desktop_rag.cli.commands_search import add_doc_option, focus_json
 from desktop_rag.cli.output import cancel_on_interrupt, emit_json, open_services, say, warn
 from desktop_rag.domain import Answer, AnswerStage, Citation, LineBox, Stage
 from desktop_rag.domain.progress import CancelToken, ProgressEvent
+from desktop_rag.text.places import place
 
 if TYPE_CHECKING:  # the services package loads numpy: not for `--help`
     from desktop_rag.services.core import CoreStatus
@@ -138,10 +139,13 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 
 def _citation(c: Citation, text: str) -> dict[str, Any]:
     """`page` is the page of the best evidence (where the fact is); `pages` every page the
-    chunk spans; `evidence` the supporting source sentence(s) of each cited answer sentence."""
+    chunk spans; `place` the slide, sheet and cells, section or message of a file without page
+    geometry (else null); `evidence` the supporting source sentence(s) of each cited answer
+    sentence."""
     chunk = c.chunk
     return {"n": c.n, "chunk_id": chunk.chunk_id, "doc_id": chunk.doc_id, "path": chunk.path,
             "title": chunk.title, "page": c.page, "pages": list(chunk.pages), "text": text,
+            "place": place(chunk, c.evidence[0].text if c.evidence else ""),
             "char_span": list(chunk.char_span), "bboxes": _boxes(chunk.bboxes),
             "support": c.support, "inferred": c.inferred,
             "evidence": [e.to_record() for e in c.evidence]}  # fmt: skip
@@ -157,7 +161,8 @@ def _print_answer(answer: Answer) -> None:
     else:
         say()
     for c in answer.citations:
-        page = f", page {c.page}" if c.page else ""
+        where = place(c.chunk, c.evidence[0].text if c.evidence else "")
+        page = f", {where}" if where else (f", page {c.page}" if c.page else "")
         mark = "* (attributed after generation)" if c.inferred else ""
         say(f"[{c.n}]{mark} {c.chunk.title}{page} ({c.chunk.path}) support {c.support:.2f}")
     for calculation in answer.calculations:

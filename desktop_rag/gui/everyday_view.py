@@ -9,21 +9,19 @@ The title names the place: "slide 2: Launch plan", "sheet Budget, cells A8:D8", 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from desktop_rag.domain import Chunk, Evidence
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.gui.viewer import Location
-from desktop_rag.ingest.office import EVERYDAY_SUFFIXES
+from desktop_rag.text.places import TEXTUAL, place
 
 SEPARATOR = "\n\n"
-_CELLS = re.compile(r"^([A-Z]{1,3}\d+:[A-Z]{1,3}\d+) \u2014 ")
 
 
 def is_everyday(path: str) -> bool:
     """Whether the file is a Word, PowerPoint, Excel or e-mail file (shown as text)."""
-    return Path(path).suffix.lower() in EVERYDAY_SUFFIXES
+    return Path(path).suffix.lower() in TEXTUAL
 
 
 def everyday_location(
@@ -41,7 +39,8 @@ def everyday_location(
             span = _evidence_span(other, evidence, offset) or context
         parts.append(other.text)
         offset += len(other.text) + len(SEPARATOR)
-    title = f"{chunk.title} \u2014 {place(chunk, evidence)}"
+    where = place(chunk, evidence.text if evidence is not None else "")
+    title = f"{chunk.title} \u2014 {where}" if where else chunk.title
     strong_only = span == context
     return Location(title, chunk.path, text=SEPARATOR.join(parts), span=span,
                     context_span=None if strong_only else context)  # fmt: skip
@@ -56,19 +55,3 @@ def _evidence_span(
     if not 0 <= start < end <= len(chunk.text):
         return None
     return offset + start, offset + end
-
-
-def place(chunk: Chunk, evidence: Evidence | None = None) -> str:
-    """Where in the file the chunk is, in the file's own terms."""
-    path = chunk.heading_path
-    where = " \u203a ".join(path) if path else ""
-    suffix = Path(chunk.path).suffix.lower()
-    if suffix in (".pptx", ".pptm") and where:
-        return where[0].lower() + where[1:]  # "slide 2: Launch plan"
-    if suffix in (".xlsx", ".xlsm") and where:
-        cells = _CELLS.match(evidence.text) if evidence is not None else None
-        name = where.removeprefix("Sheet ")
-        return f"sheet {name}" + (f", cells {cells.group(1)}" if cells else "")
-    if where:
-        return where
-    return f"page {chunk.page}" if chunk.page else "text"

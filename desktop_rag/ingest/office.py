@@ -1,4 +1,5 @@
-"""Everyday documents: Word, PowerPoint, Excel and e-mail, each read by its own adapter.
+"""Everyday documents: Word, PowerPoint, Excel, OpenDocument and e-mail, each read by its own
+adapter.
 
 The Office formats are zip packages, checked first (office_guard: zip bombs, corrupt or
 encrypted files, old binary formats under a new name); e-mail needs no library. Each adapter
@@ -16,12 +17,14 @@ WORD_SUFFIXES = frozenset({".docx", ".docm", ".dotx", ".dotm"})
 SLIDE_SUFFIXES = frozenset({".pptx", ".pptm"})
 SHEET_SUFFIXES = frozenset({".xlsx", ".xlsm"})
 MAIL_SUFFIXES = frozenset({".eml", ".mbox"})
-OFFICE_SUFFIXES = WORD_SUFFIXES | SLIDE_SUFFIXES | SHEET_SUFFIXES
+ODF_SUFFIXES = frozenset({".odt", ".odp", ".ods"})
+OFFICE_SUFFIXES = WORD_SUFFIXES | SLIDE_SUFFIXES | SHEET_SUFFIXES | ODF_SUFFIXES
 EVERYDAY_SUFFIXES = OFFICE_SUFFIXES | MAIL_SUFFIXES
 
 
 def load_everyday(path: Path) -> LoadedDocument:
-    """Opens a Word, PowerPoint, Excel or e-mail file; LoadError with the reason otherwise."""
+    """Opens a Word, PowerPoint, Excel, OpenDocument or e-mail file; LoadError with the reason
+    otherwise."""
     suffix = path.suffix.lower()
     if suffix in MAIL_SUFFIXES:
         from desktop_rag.ingest import mail
@@ -36,6 +39,10 @@ def load_everyday(path: Path) -> LoadedDocument:
         from desktop_rag.ingest.office_pptx import load_pptx
 
         return load_pptx(path)
+    if suffix in ODF_SUFFIXES:
+        from desktop_rag.ingest.office_odf import load_odf
+
+        return load_odf(path)
     from desktop_rag.ingest.office_xlsx import load_xlsx
 
     return load_xlsx(path)

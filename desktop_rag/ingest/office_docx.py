@@ -1,6 +1,7 @@
 """Word (.docx, .docm, .dotx) files through python-docx: the only module that imports it.
 
-The body is read in reading order, paragraphs and tables interleaved as in the file. Each
+The body is read in reading order, paragraphs and tables interleaved as in the file (those in
+content controls too), the text of text boxes after the paragraph they are anchored in. Each
 paragraph keeps its heading path (the section a citation names); list items are marked with a
 bullet; a table's rows become labelled lines under the table's caption (or its section's
 heading), like a PDF table's. Headers and footers come once at the end, then footnotes,
@@ -24,6 +25,7 @@ from desktop_rag.store.titles import clean, shown_title
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 _CAPTION = re.compile(r"^(table|tab\.|figure|fig\.)\s*\d", re.IGNORECASE)
 MACRO_SUFFIXES = frozenset({".docm", ".dotm", ".dotx"})
+MAX_CONTROL_DEPTH = 20  # content controls inside content controls
 EXTRA_PARTS = (("/word/footnotes.xml", "Footnote"), ("/word/endnotes.xml", "Endnote"),
                ("/word/comments.xml", "Comment"))
 
@@ -54,7 +56,7 @@ def _segments(document: Any) -> Iterator[Segment]:
     page = PageText(None)
     path: tuple[str, ...] = ()
     last_text = ""
-    for block in document.iter_inner_content():
+    for block in _blocks(document.element.body, document._body, 0):
         if hasattr(block, "rows"):
             page.add_table(_table_title(last_text, path), _grid(block))
             last_text = ""
@@ -67,10 +69,44 @@ def _segments(document: Any) -> Iterator[Segment]:
             page.add(text, heading=True)
         elif text:
             page.add(f"\u2022 {text}" if _is_list_item(block) else text)
+        for boxed in _text_boxes(block):
+            page.add(boxed)
         last_text = text or last_text
     yield from page
     yield from _margins(document, page)
     yield from _extras(document, page)
+
+
+def _blocks(element: Any, parent: Any, depth: int) -> Iterator[Any]:
+    """The body's paragraphs and tables in order, those inside content controls (w:sdt: cover
+    pages, templates' fields) included, which python-docx's own iteration leaves out."""
+    from docx.oxml.ns import qn
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    for child in element.iterchildren():
+        if child.tag == qn("w:p"):
+            yield Paragraph(child, parent)
+        elif child.tag == qn("w:tbl"):
+            yield Table(child, parent)
+        elif child.tag == qn("w:sdt") and depth < MAX_CONTROL_DEPTH:
+            content = child.find(qn("w:sdtContent"))
+            if content is not None:
+                yield from _blocks(content, parent, depth + 1)
+
+
+def _text_boxes(paragraph: Any) -> list[str]:
+    """The text of the text boxes anchored in a paragraph, each box's paragraph once (a box is
+    stored twice, for new and old Word versions)."""
+    from docx.oxml.ns import qn
+
+    seen: dict[str, None] = {}
+    for box in paragraph._p.iter(qn("w:txbxContent")):
+        for inner in box.iter(qn("w:p")):
+            text = " ".join("".join(t.text or "" for t in inner.iter(qn("w:t"))).split())
+            if text:
+                seen.setdefault(text)
+    return list(seen)
 
 
 def _heading_level(paragraph: Any) -> int:

@@ -107,6 +107,9 @@ def without_macros(path: Path) -> io.BytesIO:
 def parse_failure(exc: Exception) -> LoadError:
     """What a library's error while parsing a checked package means to the user."""
     text = str(exc)
+    if "amplification" in text.lower():  # lxml's and expat's guard against entity bombs
+        return LoadError(Reason.TOO_LARGE, "refused: its XML expands entities without bound "
+                                           "(an entity bomb)")
     if "depth" in text.lower() or isinstance(exc, RecursionError):
         return LoadError(Reason.TOO_NESTED, "cannot open: its XML is nested too deep")
     if isinstance(exc, KeyError | zipfile.BadZipFile):

@@ -2,7 +2,8 @@
 
 One slide is one page: its title first (a heading, so it opens the slide's first chunk), then
 its shapes top to bottom and left to right (groups opened), each text frame's paragraphs with
-their bullets, a table's rows as labelled lines, and last the speaker notes, marked as notes.
+their bullets, a table's rows as labelled lines, a chart's data as one labelled line per series,
+and last the speaker notes, marked as notes.
 Every segment of a slide carries "Slide N: title" as its heading path, which a citation names.
 """
 
@@ -14,7 +15,7 @@ from typing import Any
 
 from desktop_rag.domain import DocKind
 from desktop_rag.ingest.office_guard import guarded, parse_failure
-from desktop_rag.ingest.office_text import PageText
+from desktop_rag.ingest.office_text import PageText, cell_text
 from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
 from desktop_rag.store.titles import clean, shown_title
 
@@ -75,7 +76,9 @@ def _ordered(shapes: Any, depth: int) -> Iterator[Any]:
 
 
 def _add_shape(page: PageText, shape: Any, slide_title: str) -> None:
-    if getattr(shape, "has_table", False):
+    if getattr(shape, "has_chart", False):
+        _add_chart(page, shape.chart, slide_title)
+    elif getattr(shape, "has_table", False):
         rows = [[" ".join(c.text.split()) for c in row.cells] for row in shape.table.rows]
         page.add_table(f"{slide_title} (table)", rows)
     elif getattr(shape, "has_text_frame", False):
@@ -83,6 +86,20 @@ def _add_shape(page: PageText, shape: Any, slide_title: str) -> None:
             text = "".join(run.text for run in paragraph.runs) or paragraph.text
             if text.strip():
                 page.add(f"\u2022 {text}" if paragraph.level > 0 else text)
+
+
+def _add_chart(page: PageText, chart: Any, slide_title: str) -> None:
+    """A chart's data as a table: one labelled line per series, its values by category
+    ("Revenue — 2023: 1.2 | 2024: 1.5"), under the chart's title."""
+    title = slide_title
+    if chart.has_title and chart.chart_title.has_text_frame:
+        title = " ".join(chart.chart_title.text_frame.text.split()) or slide_title
+    for plot in chart.plots:
+        categories = [cell_text(c) for c in plot.categories]
+        rows = [["", *categories]]
+        rows += [[series.name or "", *(cell_text(v) for v in series.values)]
+                 for series in plot.series]
+        page.add_table(f"{title} (chart)", rows)
 
 
 def _notes(slide: Any) -> str:
