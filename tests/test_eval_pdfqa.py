@@ -7,6 +7,7 @@ from pathlib import Path
 
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import Chunk, DocFocus, DocKind, ScoredChunk, SearchResult
+from desktop_rag.evaluation import Evaluations
 from desktop_rag.evaluation.pdfqa import (
     DocumentRanks,
     HitTable,
@@ -88,7 +89,7 @@ def test_the_gold_document_rank_comes_from_the_prior_or_the_named_documents() ->
 def test_eval_pdfqa_end_to_end(fake_context: AppContext, tmp_path: Path) -> None:
     questions = write_questions(tmp_path / "q.jsonl")
     assert [q.answerable for q in load_questions(questions)] == [True, True, False]
-    report = Services(fake_context).eval_pdfqa(questions, make_pdfs(tmp_path / "docs"))
+    report = Evaluations(Services(fake_context)).eval_pdfqa(questions, make_pdfs(tmp_path / "docs"))
     assert report["documents"] == 2 and report["questions"] == 2
     assert report["by_source"]["all"]["hit@10"] == 1.0
     assert report["by_source"]["Pure-text (Plain-text)"]["hit@1"] == 1.0
