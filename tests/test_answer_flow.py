@@ -65,7 +65,9 @@ def test_answer_cites_the_right_chunk_and_page(fake_context: Any) -> None:
         "inferred",
         "pages",
         "evidence",
+        "place",
     }
+    assert doc["citations"][0]["place"] is None  # a PDF is named by its page
     (evidence,) = doc["citations"][0]["evidence"]
     assert set(evidence) == {"sentence", "text", "page", "chunk_id", "char_span", "bboxes", "score"}
     assert evidence["text"] == STEEL and evidence["page"] == 2

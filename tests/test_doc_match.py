@@ -165,8 +165,7 @@ def test_the_chat_says_which_document_was_searched_first() -> None:
 def test_a_new_process_reads_the_kept_profiles_and_a_changed_library_builds_them_again(
     fake_context: AppContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from desktop_rag.services import doc_focus
-
+    from desktop_rag.retrieval import doc_focus
     services = Services(fake_context)
     services.ingest([text_pdfs(tmp_path / "docs", COVERS)])
     kept = fake_context.paths.doc_profiles_file

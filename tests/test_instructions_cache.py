@@ -9,8 +9,8 @@ from typing import Any
 
 from answer_helpers import AnswerServices, add_document, tiny_context
 
+from desktop_rag.answering.instructions_cache import FOLDER
 from desktop_rag.domain.protocols import ChatMessage
-from desktop_rag.services.instructions_cache import FOLDER
 
 HANDBOOK = ["Employees receive 30 days of paid vacation per year; a manager approves it."]
 QUESTION = "How many vacation days do employees get?"

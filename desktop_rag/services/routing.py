@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from desktop_rag.answering.generation import AnswerGeneration
 from desktop_rag.answering.pipeline import (
     AnswerPipeline,
     CheckStep,
@@ -32,7 +33,6 @@ from desktop_rag.routes.summary import Parts, SummaryRoute, SummarySettings
 from desktop_rag.routes.summary_prompts import PROMPT_VERSION
 from desktop_rag.routes.summary_store import Identity, SummaryStore
 from desktop_rag.routes.units import ChunkSource
-from desktop_rag.services.answer_generation import AnswerGeneration
 from desktop_rag.services.core import CoreService
 
 SUMMARIES_DB = "summaries.sqlite3"
@@ -177,14 +177,15 @@ def lookup_route(ctx: AppContext, search: SearchPort, core: CoreService) -> Look
     return LookupRoute(LookupParts(
         search, core.core_context, lambda q: ctx.embedder.embed_query(q),
         lambda ids: ctx.vectors.get_embeddings(ids), lambda: ctx.settings.retrieval.context_tokens,
-        ratio_lines, answer_pipeline(ctx, AnswerGeneration(ctx, core)),
+        ratio_lines, answer_pipeline(ctx, AnswerGeneration(
+            ctx, lambda cancel: core.core_build(cancel=cancel), core.engine_identity)),
         lambda: bool(ctx.engine.gpu_offload),
     ))  # fmt: skip
 
 
 def focus_finder(ctx: AppContext) -> Named:
     """The documents a question names, from the library's kept document profiles."""
-    from desktop_rag.services.doc_focus import FocusFinder
+    from desktop_rag.retrieval.doc_focus import FocusFinder
 
     return FocusFinder(ctx.catalog, ctx.paths.doc_profiles_file).focus
 

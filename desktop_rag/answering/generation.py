@@ -7,8 +7,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from desktop_rag.answering.draft import CoreContext
+from desktop_rag.answering.instructions_cache import (
+    generate_after_instructions,
+    instruction_files,
+    instructions_key,
+)
 from desktop_rag.answering.stages import (
     StageReporter,
     generate_in_steps,
@@ -28,12 +34,6 @@ from desktop_rag.llm.core_cache import (
     supports_prefix_cache,
 )
 from desktop_rag.llm.worker import interleaving, run_on_engine, token_generating, unwrap
-from desktop_rag.services.core import CoreService
-from desktop_rag.services.instructions_cache import (
-    generate_after_instructions,
-    instruction_files,
-    instructions_key,
-)
 
 TokenSink = Callable[[str], None]
 
@@ -41,9 +41,18 @@ TokenSink = Callable[[str], None]
 class AnswerGeneration:
     """Runs an answer's prompt on the chat model (see the module text)."""
 
-    def __init__(self, ctx: AppContext, core: CoreService) -> None:
+    def __init__(
+        self,
+        ctx: AppContext,
+        build_core: Callable[[CancelToken | None], object],
+        engine_identity: Callable[[], dict[str, Any]],
+    ) -> None:
+        """`build_core` prefills and saves the core's state when it is missing (the core
+        service's); `engine_identity` is every part of the model's set-up a saved state
+        depends on."""
         self.ctx = ctx
-        self.core = core
+        self.build_core = build_core
+        self.engine_identity = engine_identity
 
     def generate(
         self,
@@ -81,7 +90,7 @@ class AnswerGeneration:
         if not supports_prefix_cache(engine):
             return generate_in_steps(token_generating(engine), messages, limit, token, cancel,
                                      stages)  # fmt: skip
-        key = instructions_key(self.core.engine_identity(), messages[0].content)
+        key = instructions_key(self.engine_identity(), messages[0].content)
         files = instruction_files(self.ctx.paths.core_cache_dir)
         return generate_after_instructions(
             engine, messages, files, key, limit, token, cancel, stages)  # fmt: skip
@@ -104,7 +113,7 @@ class AnswerGeneration:
             restored_ms = restore(engine, files, core.key, split.prefix)
         except LookupError:
             build_start = time.perf_counter()
-            self.core.core_build(cancel=cancel)
+            self.build_core(cancel)
             built_ms, restored_ms = (
                 since(build_start),
                 restore(engine, files, core.key, split.prefix),
