@@ -23,16 +23,14 @@ that warning (computed.CalculationProblem.LABEL_MISMATCH).
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
 
 from desktop_rag.domain import CheckedInput, Passage
 from desktop_rag.text.numbers import NUMBER_PATTERN
-from desktop_rag.text.words import STOPWORDS, words
+from desktop_rag.text.words import STOPWORDS, stem_words, words
 
 _NUMBER = re.compile(NUMBER_PATTERN)
 _YEAR = re.compile(r"(?<![0-9])(?:FY ?|fiscal (?:year )?)?((?:19|20)[0-9]{2})(?![0-9])", re.I)
@@ -46,17 +44,10 @@ _GENERIC = frozenset({"total", "net", "amount", "value", "number", "year", "fisc
 _CONTEXT_WORDS = 12  # words before a number in a sentence that label it
 
 
-@functools.cache
-def _stemmer() -> Any:
-    import Stemmer  # PyStemmer, as the BM25 index and the list route stem
-
-    return Stemmer.Stemmer("english")
-
-
 def content_stems(text: str) -> frozenset[str]:
     """Stemmed words that can name a quantity: no stopwords, digits or generic words."""
     kept = [w for w in words(text) if w not in STOPWORDS and w not in _GENERIC and w.isalpha()]
-    return frozenset(_stemmer().stemWords(kept))
+    return frozenset(stem_words(kept))
 
 
 def years(text: str) -> frozenset[int]:

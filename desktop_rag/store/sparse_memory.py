@@ -28,7 +28,7 @@ from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.store.documents import Catalog
 from desktop_rag.store.scope_rows import allowed_rows
 from desktop_rag.store.sparse import MAX_TERMS, FtsSparseIndex, query_words
-from desktop_rag.text.words import STOPWORDS, words
+from desktop_rag.text.words import STOPWORDS, new_stemmer, words
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +43,7 @@ class Tokenizer:
     """Lower-cased words without stopwords, Snowball-stemmed (PyStemmer)."""
 
     def __init__(self) -> None:
-        import Stemmer
-
-        self._stemmer = Stemmer.Stemmer("english")
+        self._stemmer = new_stemmer()  # its own: built on one thread, searched on others
 
     def __call__(self, text: str) -> list[str]:
         """Interned stems: a snapshot of 50,000 chunks holds millions of tokens but few distinct

@@ -36,11 +36,22 @@ _NEGATIONS = frozenset({"no", "not", "never", "none", "without", "nothing", "nei
 _NEGATED = re.compile(r"n't\b", re.IGNORECASE)
 
 
-@functools.cache
-def _stemmer() -> Any:
-    import Stemmer  # PyStemmer, the stemmer of the in-memory BM25 index
+def new_stemmer() -> Any:
+    """The one stemmer every part uses: PyStemmer's English Snowball (imported here only). An
+    index that stems from several threads makes its own; the rest share `stem_words`'."""
+    import Stemmer
 
     return Stemmer.Stemmer("english")
+
+
+@functools.cache
+def _stemmer() -> Any:
+    return new_stemmer()
+
+
+def stem_words(found: list[str]) -> list[str]:
+    """Each word's Snowball stem, in order."""
+    return list(_stemmer().stemWords(found))
 
 
 def stems(text: str) -> tuple[str, ...]:
