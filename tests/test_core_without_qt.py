@@ -78,7 +78,13 @@ HEAVY = (
     "bm25s",
 )
 # Known exceptions to "one adapter module per heavy library" (reported to the lead; keep short).
-EXTRA_IMPORTERS = {"sentence_transformers": {"desktop_rag/retrieval/st_cross_encoder.py"}}
+EXTRA_IMPORTERS = {
+    "sentence_transformers": {"desktop_rag/retrieval/st_cross_encoder.py"},
+    # the table pass's faster stand-in for one PyMuPDF helper, and its workers setting PyMuPDF's
+    # layout model (run by onnxruntime) to one thread: extensions of the PDF adapter
+    "onnxruntime": {"desktop_rag/ingest/table_speedups.py"},
+    "pymupdf": {"desktop_rag/ingest/table_speedups.py"},
+}
 
 
 def heavy_importers() -> dict[str, set[str]]:
