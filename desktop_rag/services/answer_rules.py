@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from desktop_rag.computed import CheckedCalculation
 from desktop_rag.domain import Passage
 from desktop_rag.llm import prompts
-from desktop_rag.llm.calc_questions import calculation_shape
+from desktop_rag.llm.calc_decision import decided_shape
 from desktop_rag.llm.calculations import check_calculations
 from desktop_rag.llm.ratio_worksheet import Worksheet, worksheet
 
@@ -22,7 +22,7 @@ def formula_shape(question: str, query: str, compared: bool) -> str | None:
     side's figure, cited, comes first ("how much did it change" still asks for one)."""
     if compared:
         question, query = _COMPARE_WORDS.sub(" ", question), _COMPARE_WORDS.sub(" ", query)
-    return calculation_shape(question) or calculation_shape(query)
+    return decided_shape(question) or decided_shape(query)
 
 
 def worked_ratio(query: str, passages: Sequence[Passage], enabled: bool) -> Worksheet | None:
