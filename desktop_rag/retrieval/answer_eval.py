@@ -137,6 +137,7 @@ def record(q: AnswerQuestion, answer: Answer) -> dict[str, Any]:
             for c in answer.citations
         ],
         "timings": dict(answer.timings),
+        "calculations": [c.to_record() for c in answer.calculations],
         "second_look": answer.second_look.to_record() if answer.second_look else None,
         "reconsidered": _reconsidered(q, answer),
         "route": answer.route.to_record(),
