@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from desktop_rag.routed import RouteName
+from desktop_rag.routes.canonical import canonical
 
 _I = re.IGNORECASE
 _DOC = (
@@ -173,8 +174,9 @@ def _count_rule(text: str) -> str | None:
 
 
 def decide(question: str) -> RouteDecision:
-    """The route of `question` by the rules above; lookup when none applies."""
-    text = " ".join(question.split())
+    """The route of `question` by the rules above (on its canonical wording); lookup when none
+    applies."""
+    text = canonical(question)
     for route, rules in _RULES:
         rule = _first(rules, text)
         if rule is not None and not (route is RouteName.EXHAUSTIVE and _local_list(text, rule)):
