@@ -25,6 +25,7 @@ from desktop_rag.retrieval import rerank as rr
 from desktop_rag.retrieval.pdfqa import DOCUMENT, LIBRARY
 from desktop_rag.services.answer import AnswerService
 from desktop_rag.services.core import CoreService
+from desktop_rag.services.eval_sets import qid, split_summary, with_rephrasings
 from desktop_rag.services.library import LibraryService
 from desktop_rag.services.ports import Warmable
 from desktop_rag.services.rerankers import Rerankers
@@ -286,10 +287,10 @@ class EvalService:
 
         opts = options or AnswerEvalOptions()
         every = answer_eval.load_answer_questions(Path(questions))
-        asked = only(answer_eval.of_sources(every, opts.sources), opts.split, _qid)
+        asked = only(answer_eval.of_sources(every, opts.sources), opts.split, qid)
         items = answer_eval.select(asked, opts.limit)
         if opts.rephrasings is not None:
-            items = _with_rephrasings(items, opts.rephrasings)
+            items = with_rephrasings(items, opts.rephrasings)
         model = self.ctx.engine.name  # loaded here, so the evaluation library shares it
         sources = _answer_sources(Path(docs_dir), items, opts.scope)
         with self.eval_library(sources, workdir, progress) as (services, ingested):
@@ -301,33 +302,3 @@ class EvalService:
 
             report["rephrased"] = answers_report(records)
         return report
-
-
-def _with_rephrasings(items: Sequence[AnswerQuestion], path: Path) -> list[AnswerQuestion]:
-    """Each question that has rewordings, followed by them (same gold, id "<id>~rN"); a
-    question without any is left out, so originals and rewordings are compared like for like."""
-    from dataclasses import replace
-
-    from desktop_rag.routes.rephrase_eval import by_original, load_rephrasings
-
-    reworded = by_original(load_rephrasings(path))
-    out: list[AnswerQuestion] = []
-    for q in items:
-        if q.base.qid in reworded:
-            out.append(q)
-            out += [replace(q, base=replace(q.base, qid=r.id, question=r.question))
-                    for r in reworded[q.base.qid]]  # fmt: skip
-    return out
-
-
-def _qid(q: AnswerQuestion) -> str:
-    return q.base.qid
-
-
-def split_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The headline figures of one split (the dev and test columns of a report)."""
-    from desktop_rag.retrieval import answer_eval
-
-    full = answer_eval.summarise(records)
-    keys = ("questions", "answerable", "accuracy", "score", "f1", "refusal_rate_unanswerable")
-    return {k: full[k] for k in keys} | {"false_refusal_rate": full["false_refusal_rate"]}
