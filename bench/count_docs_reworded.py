@@ -1,10 +1,11 @@
 """Count documents nobody tuned on: other seeds, other vocabulary and questions whose condition
 is worded unlike the text (issue 38), beside bench/count_docs.py's sets.
 
-- a warehouse safety log: 120 incidents over 40 pages, 17 of them with a forklift, written in
-  varied ways ("A forklift reversing out of aisle 4 clipped ...", "... struck by a forklift
-  tine"); the question asks which incidents "involved" a forklift, a word the log never uses;
-  two notes mention forklifts without being incidents;
+- a warehouse safety log: 120 incidents and 2 notes, four lines a page (31 pages), 17 of the
+  incidents with a forklift, written in varied ways ("A forklift reversing out of aisle 4
+  clipped ...", "... struck by a forklift tine"); the question asks which incidents
+  "involved" a forklift, a word the log never uses; two notes mention forklifts without
+  being incidents;
 - a customer complaint register whose question ("about late delivery") only the complaint's
   text answers ("arrived four days after the promised date");
 - site bulletins that mention a project under two spellings of its name, asked "how often".

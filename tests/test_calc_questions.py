@@ -149,3 +149,14 @@ def test_asks_percent() -> None:
     assert asks_percent("What was the % change?")
     assert asks_percent("in per cent")
     assert not asks_percent("By how much did it grow?")
+
+
+def test_rewordings_of_the_same_request_decide_alike() -> None:
+    """Issue 38: the decision taken on the dev rewordings of bench/data/rephrasings.jsonl."""
+    assert not needs_calculation("How many times is Project Falcon mentioned in the reports?")
+    assert needs_calculation("How many times larger is revenue than costs?")
+    assert needs_calculation("Adding up Germanwings and Airbus, how many tweets are there?")
+    assert needs_calculation("What amount did personnel-related costs increase in 2015?")
+    assert needs_calculation("By how many profile views did Recruiter A exceed Recruiter B?")
+    assert needs_calculation("How large was advertising expense relative to sales?")
+    assert needs_calculation("What is the gap between internet use and broadband at home?")

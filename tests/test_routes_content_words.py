@@ -1,4 +1,4 @@
-"""Counts that never sample: the issue's forklift log (120 incidents over 40 pages, 17 with a
+"""Counts that never sample: the issue's forklift log (120 incidents over 31 pages, 17 with a
 forklift, "involved" never in the text) through the real exhaustive route over a library on
 disk, a deterministic judge in place of the chat model; and the content-word rule alone."""
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from desktop_rag.answering import prompts
-from desktop_rag.answering.calc_questions import calculation_shape
+from desktop_rag.answering.calc_decision import decided_shape
 from desktop_rag.answering.ratio_worksheet import Worksheet
 from desktop_rag.domain.computed import CheckedCalculation
 
@@ -20,7 +20,7 @@ def formula_shape(question: str, query: str, compared: bool) -> str | None:
     side's figure, cited, comes first ("how much did it change" still asks for one)."""
     if compared:
         question, query = _COMPARE_WORDS.sub(" ", question), _COMPARE_WORDS.sub(" ", query)
-    return calculation_shape(question) or calculation_shape(query)
+    return decided_shape(question) or decided_shape(query)
 
 
 def named(worked: Worksheet | None) -> tuple[str, ...]:

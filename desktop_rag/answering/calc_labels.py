@@ -23,12 +23,13 @@ that warning (computed.CalculationProblem.LABEL_MISMATCH).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from desktop_rag.domain import CheckedInput, Passage
+from desktop_rag.domain import CalculationProblem, CheckedCalculation, CheckedInput, Passage
 from desktop_rag.text.numbers import NUMBER_PATTERN
 from desktop_rag.text.words import STOPWORDS, stem_words, words
 
@@ -155,3 +156,21 @@ def _period_ok(place: Printed, allowed: set[int] | frozenset[int]) -> bool:
 
 def _years_text(named: frozenset[int]) -> str:
     return ", ".join(str(y) for y in sorted(named))
+
+
+def labels_checked(
+    calc: CheckedCalculation, passages: Sequence[Passage], question: str
+) -> CheckedCalculation:
+    """A computed calculation whose inputs' labels or periods do not match the question keeps
+    its result, with the warning label_mismatch (llm/calc_labels.py)."""
+    if calc.result is None or not question:
+        return calc
+    from desktop_rag.answering.ratio_worksheet import asked_ratio, needed_lines
+
+    ratio = asked_ratio(question)
+    defined = [name for name, _ in needed_lines(ratio)] if ratio is not None else []
+    problems = label_problems(question, calc.expression, calc.inputs, passages, defined)
+    if not problems:
+        return calc
+    return dataclasses.replace(calc, problem=CalculationProblem.LABEL_MISMATCH,
+                               message="; ".join(problems))

@@ -23,25 +23,25 @@ _MOVE = (
 _YEAR = r"(?:fiscal |fy ?)?(?:19|20)[0-9]{2}\b"
 _MOVE_NOT_CHANGE = _MOVE.replace(r"|chang\w*", "")
 _RULES = [
-    rf"\bhow much\b.*\b{_MOVE}",  # "how much did revenue increase", "by how much ... change"
-    r"\bby (?:how much|what (?:percent(?:age)?|amount|factor|margin))\b",
+    rf"\b(?:how much|what amount)\b.*\b{_MOVE}",  # "how much did revenue increase"
+    r"\bby (?:how (?:much|many)|what (?:percent(?:age)?|amount|factor|margin))\b",
     rf"\b{_MOVE_NOT_CHANGE}\s+(?:in|of|from|between|by|since|over)\b",  # "increase in", "grew by"
     r"\bchanges? (?:in|of|from|between)\b|\bchanged? (?:by|from)\b",
     rf"(?:\b(?:percent(?:age)?|net|relative|absolute|annual|yearly|quarterly|overall)|%)\s*{_MOVE}",
     rf"\bhow (?:did|has|have|does|do|will|would)\b.{{0,80}}\b{_MOVE}",  # "how did sales change"
     r"\bgrowth\b|\byear[- ]over[- ]year\b|\byoy\b|\by/y\b|\bcagr\b|\bcompound(?:ed)? annual\b",
-    r"\bdifferences?\b",
+    r"\bdifferences?\b|\bgaps? (?:between|in|of)\b",
     r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|bigger|smaller|larger|greater)\b",
-    r"\bratios?\b|\bproportion\b|\bfraction of\b|\bshare of\b",
+    r"\bratios?\b|\bproportion\b|\bfraction of\b|\bshare of\b|\brelative to\b",
     r"\b(?:what|which) (?:fraction|portion|part|share)\b",
     r"\bpercent(?:age)? of\b|\bwhat percent(?:age)?\b|%\s*of\b|\bas a percent(?:age)?\b",
     r"\bpercentage points?\b|\bin percent\b",
     r"\baverages?\b|\b(?:the|a|an|arithmetic) mean\b|\bmean (?:of|value)\b",
-    r"\btotals?\b|\bsum\b|\bcombined\b|\baltogether\b|\btogether\b|\badd(?:ed)? up\b",
+    r"\btotals?\b|\bsum\b|\bcombined\b|\baltogether\b|\btogether\b|\badd(?:ed|ing|s)? up\b",
     r"\bcompar(?:e|ed|es|ing|ison)\b",
     rf"\b(?:from|between) {_YEAR} (?:to|and|through|until) {_YEAR}",
     r"\bmargins?\b",
-    r"\bhow many times\b|\btimes (?:as|more|larger|higher|bigger|greater|smaller)\b",
+    r"\btimes (?:as|more|larger|higher|bigger|greater|smaller)\b",  # not "how many times is"
     r"\b(?:calculate|compute|subtract|minus|plus|divided by|multiplied by|multiply)\b",
     r"\bper (?:[a-z]+ )?(?:capita|head|employee|member|subscriber|customer|user|unit)\w*",
 ]

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from decimal import Decimal
 
-from desktop_rag.answering.calc_labels import label_problems
+from desktop_rag.answering.calc_labels import labels_checked
 from desktop_rag.answering.calc_questions import asks_percent, requested_decimals
 from desktop_rag.answering.calculator import Calculation, CalculationError, CitedInput, evaluate
 from desktop_rag.answering.calculator import find_calculations as find_calculation_lines
@@ -74,26 +74,9 @@ def check_calculations(
     sources = {p.n: _numbers_in(p.text) for p in passages}
     checked: list[CheckedCalculation] = []
     for calc in find_calculation_lines(text):
-        checked.append(_labels_checked(_check(calc, sources, question, checked), passages,
-                                       question))  # fmt: skip
+        checked.append(labels_checked(_check(calc, sources, question, checked), passages,
+                                      question))  # fmt: skip
     return tuple(checked)
-
-
-def _labels_checked(
-    calc: CheckedCalculation, passages: Sequence[Passage], question: str
-) -> CheckedCalculation:
-    """A computed calculation whose inputs' labels or periods do not match the question keeps
-    its result, with the warning label_mismatch (llm/calc_labels.py)."""
-    if calc.result is None or not question:
-        return calc
-    from desktop_rag.answering.ratio_worksheet import asked_ratio, needed_lines
-
-    ratio = asked_ratio(question)
-    defined = [name for name, _ in needed_lines(ratio)] if ratio is not None else []
-    problems = label_problems(question, calc.expression, calc.inputs, passages, defined)
-    if not problems:
-        return calc
-    return replace(calc, problem=CalculationProblem.LABEL_MISMATCH, message="; ".join(problems))
 
 
 def _numbers_in(text: str) -> tuple[frozenset[Decimal], Decimal]:

@@ -136,6 +136,7 @@ def record(q: AnswerQuestion, answer: Answer) -> dict[str, Any]:
             for c in answer.citations
         ],
         "timings": dict(answer.timings),
+        "calculations": [c.to_record() for c in answer.calculations],
         "route": answer.route.to_record(),
     }
 

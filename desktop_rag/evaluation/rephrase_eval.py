@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.answering.calc_questions import calculation_shape
+from desktop_rag.answering.calc_decision import decided_shape
 from desktop_rag.answering.ratio_worksheet import asked_worksheet
 from desktop_rag.evaluation.splits import ALL, in_split, split_of
 from desktop_rag.routes.router import decide
@@ -44,7 +44,7 @@ def decisions(
 ) -> dict[str, Any]:
     """What the app decides about `question` before reading: route, calculation shape (None:
     no calculation asked for), and whether a ratio worksheet answers it."""
-    shape = (needs_calc or calculation_shape)(question)
+    shape = (needs_calc or decided_shape)(question)
     return {"route": decide(question).route.value, "calculation": shape is not None,
             "shape": shape, "worksheet": asked_worksheet(question) is not None}  # fmt: skip
 

@@ -21,6 +21,7 @@ from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.domain.errors import DesktopRagError
 from desktop_rag.domain.progress import ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.domain.protocols import Reranker
+from desktop_rag.evaluation.eval_sets import qid, split_summary, with_rephrasings
 from desktop_rag.evaluation.pdfqa import DOCUMENT, LIBRARY
 from desktop_rag.evaluation.splits import ALL, only, side_by_side
 from desktop_rag.retrieval import rerank as rr
@@ -283,10 +284,10 @@ class EvalService:
         from desktop_rag.evaluation import answer_eval
         opts = options or AnswerEvalOptions()
         every = answer_eval.load_answer_questions(Path(questions))
-        asked = only(answer_eval.of_sources(every, opts.sources), opts.split, _qid)
+        asked = only(answer_eval.of_sources(every, opts.sources), opts.split, qid)
         items = answer_eval.select(asked, opts.limit)
         if opts.rephrasings is not None:
-            items = _with_rephrasings(items, opts.rephrasings)
+            items = with_rephrasings(items, opts.rephrasings)
         model = self.ctx.engine.name  # loaded here, so the evaluation library shares it
         sources = _answer_sources(Path(docs_dir), items, opts.scope)
         with self.eval_library(sources, workdir, progress) as (services, ingested):
@@ -298,32 +299,3 @@ class EvalService:
 
             report["rephrased"] = answers_report(records)
         return report
-
-
-def _with_rephrasings(items: Sequence[AnswerQuestion], path: Path) -> list[AnswerQuestion]:
-    """Each question that has rewordings, followed by them (same gold, id "<id>~rN"); a
-    question without any is left out, so originals and rewordings are compared like for like."""
-    from dataclasses import replace
-
-    from desktop_rag.evaluation.rephrase_eval import by_original, load_rephrasings
-
-    reworded = by_original(load_rephrasings(path))
-    out: list[AnswerQuestion] = []
-    for q in items:
-        if q.base.qid in reworded:
-            out.append(q)
-            out += [replace(q, base=replace(q.base, qid=r.id, question=r.question))
-                    for r in reworded[q.base.qid]]  # fmt: skip
-    return out
-
-
-def _qid(q: AnswerQuestion) -> str:
-    return q.base.qid
-
-
-def split_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The headline figures of one split (the dev and test columns of a report)."""
-    from desktop_rag.evaluation import answer_eval
-    full = answer_eval.summarise(records)
-    keys = ("questions", "answerable", "accuracy", "score", "f1", "refusal_rate_unanswerable")
-    return {k: full[k] for k in keys} | {"false_refusal_rate": full["false_refusal_rate"]}

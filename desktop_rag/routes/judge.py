@@ -16,7 +16,7 @@ from desktop_rag.domain.progress import CancelToken
 from desktop_rag.domain.protocols import ChatEngine, ChatMessage
 from desktop_rag.text.inert import neutralise
 
-PROMPT_VERSION = "judge-v1"
+PROMPT_VERSION = "judge-v2"
 BATCH = 12
 MAX_LINE_CHARS = 300
 SYSTEM = (
@@ -43,10 +43,14 @@ def judge_messages(question: str, wanted: str, lines: Sequence[str]) -> list[Cha
         f"{i}) {neutralise(' '.join(t.split()))[:MAX_LINE_CHARS]}"
         for i, t in enumerate(lines, start=1)
     )
+    # The lines first and the question last: the default 1.5B model, asked the question
+    # first, said no to all 19 candidate lines of the issue's forklift log ("#001 … A forklift
+    # reversing out of aisle 5 clipped a racking upright"), the 17 incidents with a forklift
+    # included; asked with the question after the lines, it said yes to each of them and no to
+    # a note about forklift batteries, a slip and a jammed conveyor (judge-v2).
     user = (
-        f"Question: {question.strip()}\nThe items asked for: {wanted}\n\nLines:\n{numbered}\n\n"
-        f"For each of the lines 1 to {len(lines)}, answer yes if the line is one of the items "
-        "asked for, else no."
+        f"Lines:\n{numbered}\n\nQuestion: {question.strip()}\nThe question counts: {wanted}.\n"
+        f"For each of the lines 1 to {len(lines)}: is this line one of them? Answer yes or no."
     )
     return [ChatMessage("system", SYSTEM), ChatMessage("user", user)]
 

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from desktop_rag.domain.routed import RouteName
+from desktop_rag.routes.canonical import canonical
 
 _I = re.IGNORECASE
 _DOC = (
@@ -66,7 +67,8 @@ _EXHAUSTIVE = (
         rf"^which (?:of the )?\w+s (?:does|do|did) (?:the |this |these |my |our )?{_DOC} "
         r"(?:give|list|mention|name|cite|provide|include|contain|show)\b",
     ),
-    ("count-verb", r"^(?:please )?count\b"),
+    ("count-verb", r"(?:^|[,;:]\s*)(?:please )?count (?:the|all|every|each)\b"),
+    ("list-them", r"\blist (?:them|each|every one)\b"),
 )
 _HOW_MANY = re.compile(r"\bhow many\b", _I)
 _NOT_A_COUNT = re.compile(
@@ -173,8 +175,9 @@ def _count_rule(text: str) -> str | None:
 
 
 def decide(question: str) -> RouteDecision:
-    """The route of `question` by the rules above; lookup when none applies."""
-    text = " ".join(question.split())
+    """The route of `question` by the rules above (on its canonical wording); lookup when none
+    applies."""
+    text = canonical(question)
     for route, rules in _RULES:
         rule = _first(rules, text)
         if rule is not None and not (route is RouteName.EXHAUSTIVE and _local_list(text, rule)):
@@ -192,4 +195,5 @@ def decide(question: str) -> RouteDecision:
 
 def _local_list(text: str, rule: str) -> bool:
     """A list of what one page or figure shows is a lookup of that place (not "every time")."""
-    return rule in ("list-the", "which-plural", "enumerate") and bool(_PLACE.search(text))
+    local = ("list-the", "which-plural", "enumerate", "count-verb", "list-them")
+    return rule in local and bool(_PLACE.search(text))

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from desktop_rag.routes.canonical import canonical
 from desktop_rag.text.words import GENERIC_HEADS, stems
 
 _I = re.IGNORECASE
@@ -128,7 +129,7 @@ def _object(question: str) -> tuple[Mode, str]:
 
 def parse(question: str) -> Target:
     """The target of a list or count question (rules only; the same words, the same target)."""
-    text = " ".join(question.split())
+    text = canonical(question)
     mentioned = _mentions(text)
     if mentioned is not None:
         return mentioned
