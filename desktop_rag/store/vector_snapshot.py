@@ -34,6 +34,7 @@ import numpy.typing as npt
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.protocols import Vector
 from desktop_rag.store.scope_rows import allowed_rows
+from desktop_rag.store.vector_journal import Journal, applied
 
 log = logging.getLogger(__name__)
 
@@ -141,13 +142,32 @@ def write_snapshot(folder: Path, source: VectorSource, stamp: str) -> int:
     vectors = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
     build = f"build-{uuid.uuid4().hex[:12]}"
     _write_build(folder / build, ids, vectors, doc_of_row)
-    pointer = {"format": FORMAT, "build": build, "stamp": stamp,
-               "collection": source.collection_name, "docs": list(codes)}  # fmt: skip
+    _publish(folder, build, stamp, source.collection_name, list(codes))
+    return len(ids)
+
+
+def write_applied(folder: Path, old: Snapshot, journal: Journal, stamp: str) -> int:
+    """A new build: the rows of `old` the journal did not replace or delete, then its vectors
+    (store/vector_journal.py); returns the rows written."""
+    build = f"build-{uuid.uuid4().hex[:12]}"
+    (folder / build).mkdir(parents=True)
+    docs = sorted(old.doc_codes, key=old.doc_codes.__getitem__)
+    ids, names, doc_of_row = applied(old.ids, old.vectors, old.doc_of_row, docs, journal,
+                                     folder / build)  # fmt: skip
+    np.save(folder / build / "docs.npy", doc_of_row)
+    (folder / build / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
+    _publish(folder, build, stamp, old.collection, names)
+    return len(ids)
+
+
+def _publish(folder: Path, build: str, stamp: str, collection: str, docs: list[str]) -> None:
+    """Points at `build` (atomically) and removes the other builds."""
+    pointer = {"format": FORMAT, "build": build, "stamp": stamp, "collection": collection,
+               "docs": docs}  # fmt: skip
     temp = folder / f".{POINTER}.{build}"
     temp.write_text(json.dumps(pointer), encoding="utf-8")
     temp.replace(folder / POINTER)
     _remove_other_builds(folder, build)
-    return len(ids)
 
 
 def _write_build(
@@ -181,6 +201,7 @@ class SnapshotVectorIndex:
         self._rows: dict[str, int] | None = None
         self._stale = False
         self._looked: tuple[str, int] | None = None  # (stamp, pointer mtime) last loaded at
+        self._journal: Journal | None = None  # this process's writes since the copy was current
         self._lock = threading.RLock()
 
     @property
@@ -219,12 +240,25 @@ class SnapshotVectorIndex:
             return snap
 
     def upsert(self, ids: Sequence[str], embeddings: Vector, doc_ids: Sequence[str]) -> None:
-        self._source_index().upsert(ids, embeddings, doc_ids)
-        self._stale = True
+        with self._lock:
+            journal = self._journal_now()
+            self._source_index().upsert(ids, embeddings, doc_ids)
+            journal.upsert(ids, embeddings, doc_ids)
+            journal.last_stamp = read_stamp(self._stamp_file)
+            self._stale = True
 
     def delete(self, ids: Sequence[str]) -> None:
-        self._source_index().delete(ids)
-        self._stale = True
+        with self._lock:
+            journal = self._journal_now()
+            self._source_index().delete(ids)
+            journal.delete(ids)
+            journal.last_stamp = read_stamp(self._stamp_file)
+            self._stale = True
+
+    def _journal_now(self) -> Journal:
+        if self._journal is None:
+            self._journal = Journal(read_stamp(self._stamp_file))
+        return self._journal
 
     def query(
         self, embedding: Vector, k: int, scope: DocScope = EVERYWHERE
@@ -256,13 +290,27 @@ class SnapshotVectorIndex:
             if self.current() is not None:
                 return None
             stamp = read_stamp(self._stamp_file)
-            source = self._source_index()
-            if source.count() > MAX_VECTORS:
-                return None
-            rows = write_snapshot(self._folder, source, stamp)
+            journal, self._journal = self._journal, None
+            rows = self._from_journal(journal, stamp)
+            if rows is None:
+                source = self._source_index()
+                if source.count() > MAX_VECTORS:
+                    return None
+                rows = write_snapshot(self._folder, source, stamp)
             self._snapshot, self._rows, self._stale, self._looked = None, None, False, None
             log.info("vector snapshot: %d rows written", rows)
             return rows
+
+    def _from_journal(self, journal: Journal | None, stamp: str) -> int | None:
+        """The copy brought up to date from itself and this process's writes, when nothing else
+        wrote since it was current (None: it must be exported from the source)."""
+        old = load_snapshot(self._folder)
+        if (journal is None or journal.overflowed or old is None or not stamp
+                or old.stamp != journal.base_stamp or stamp != journal.last_stamp
+                or old.collection != self._collection
+                or len(old.ids) + len(journal.upserts) > MAX_VECTORS):  # fmt: skip
+            return None
+        return write_applied(self._folder, old, journal, stamp)
 
     def close(self) -> None:
         """Refreshes a stale copy when this process opened the source anyway (it wrote, or read
