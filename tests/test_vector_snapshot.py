@@ -199,7 +199,7 @@ def copy_rows(paths: AppPaths) -> dict[str, tuple[list[float], int]]:
 
 
 def test_a_writer_brings_the_copy_up_to_date_from_its_own_writes(paths: AppPaths) -> None:
-    ids, vecs = _library(paths)
+    ids, _ = _library(paths)
     source = Exports(paths)
     writer = snapshot_index(paths, source)  # type: ignore[arg-type]
     new = np.random.default_rng(3).normal(size=(4, 8)).astype(np.float32)
