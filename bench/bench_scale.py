@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True)
     sizes = [3_000] if args.quick else [int(s) for s in args.scale_sizes.split(",")]
     runs = 2 if args.quick else args.scale_runs
-    result: dict[str, Any] = {}
+    result: dict[str, Any] = {"load_average_at_start": round(os.getloadavg()[0], 1)}
     pdf = fifty_pages(folder)
     if not args.scale_skip_edit:
         with tempfile.TemporaryDirectory(dir=folder) as tmp:
@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result[f"{n}_chunks"] = out
     if args.scale_sync_files:
         result["sync"] = sync_unchanged(folder, 200 if args.quick else args.scale_sync_files)
+    result["load_average_at_end"] = round(os.getloadavg()[0], 1)
     return result
 
 
