@@ -193,7 +193,7 @@ class DiskBm25Index:
         out: list[Part] = []
         builder = SegmentBuilder()
         for cid, doc, text, title, heading, numbers in rows:
-            builder.add(cid, doc, self._tokenize(f"{text} {title or ''} {heading or ''} "
+            builder.add(cid, doc, self._tokenize.plain(f"{text} {title or ''} {heading or ''} "
                                                  f"{numbers or ''}"))  # fmt: skip
             self.indexed_chunks += 1
             if builder.size >= SEGMENT_ROWS:
