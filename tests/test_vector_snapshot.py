@@ -230,3 +230,31 @@ def test_another_writer_in_between_means_an_export(paths: AppPaths) -> None:
     assert set(copy_rows(paths)) == set(ids[2:])
     other.close()
     writer.close()
+
+
+def test_removals_alone_mask_rows_without_copying_the_vectors(paths: AppPaths) -> None:
+    ids, vecs = _library(paths)
+    source = Exports(paths)
+    writer = snapshot_index(paths, source)  # type: ignore[arg-type]
+    folder = paths.data_dir / "vector-snapshot" / "chunks"
+    before = json.loads((folder / POINTER).read_text())["build"]
+    inode = (folder / before / "vectors.npy").stat().st_ino
+    gone = [cid for cid in ids if cid.startswith("d0:")]  # a whole document
+    writer.delete(gone)
+    assert writer.refresh() == 60 - len(gone) and source.exports == 0
+    after = json.loads((folder / POINTER).read_text())["build"]
+    assert after != before and (folder / after / "vectors.npy").stat().st_ino == inode
+    reader = snapshot_index(paths)  # another process: the copy is current for it
+    assert reader.count() == 60 - len(gone) and reader.all_ids() == set(ids) - set(gone)
+    scopes = (DocScope(), DocScope(exclude=frozenset({"d1"})), DocScope(only=frozenset({"d0"})))
+    for scope in scopes:
+        found = {cid for cid, _ in reader.query(vecs[0], 60, scope)}
+        assert not found & set(gone)
+    assert {cid for cid, _ in reader.query(vecs[0], 60)} == set(ids) - set(gone)
+    assert reader.get_embeddings(gone[:1]) == {}
+    writer.upsert([gone[0]], vecs[:1], ["d0"])  # back again: a rewrite drops the masked rows
+    assert writer.refresh() == 60 - len(gone) + 1 and source.exports == 0
+    snap = load_snapshot(folder)
+    assert snap is not None and snap.live is None and len(snap.ids) == 60 - len(gone) + 1
+    reader.close()
+    writer.close()

@@ -25,8 +25,8 @@ import json
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from itertools import repeat
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np

@@ -53,7 +53,8 @@ class Tokenizer:
 
     def plain(self, text: str) -> list[str]:
         """As calling it, without interning (for an index that keeps term ids, not strings)."""
-        return self._stemmer.stemWords([w for w in words(text) if w not in STOPWORDS])
+        stems: list[str] = self._stemmer.stemWords([w for w in words(text) if w not in STOPWORDS])
+        return stems
 
     def query(self, text: str) -> list[str]:
         """A query's stems, its numbers as FTS5 searches them (store.sparse.query_words)."""

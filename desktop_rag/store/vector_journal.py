@@ -60,6 +60,7 @@ def applied(
     the document of each code, and the document code of each row."""
     gone = journal.deleted | journal.upserts.keys()
     keep = np.fromiter((cid not in gone for cid in ids), np.bool_, len(ids))
+    keep &= np.asarray(doc_of_row) >= 0  # rows a removal masked earlier (vector_snapshot)
     added = list(journal.upserts.items())
     dim = vectors.shape[1] if len(ids) else (len(added[0][1][0]) if added else 0)
     rows = int(keep.sum()) + len(added)

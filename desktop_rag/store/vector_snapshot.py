@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import threading
 import uuid
@@ -79,19 +80,30 @@ class Snapshot:
     collection: str
     ids: list[str]
     vectors: npt.NDArray[np.float32]
-    doc_of_row: npt.NDArray[np.int32]
+    doc_of_row: npt.NDArray[np.int32]  # -1: a row removed since the vectors were written
     doc_codes: dict[str, int]
+    build: Path | None = None
+    live: npt.NDArray[np.bool_] | None = None  # None: every row is live
 
     def query(self, embedding: Vector, k: int, scope: DocScope) -> list[tuple[str, float]]:
         if scope.empty or k <= 0 or not self.ids:
             return []
         sims = self.vectors @ np.asarray(embedding, dtype=np.float32)
         allowed = allowed_rows(self.doc_of_row, self.doc_codes, scope)
+        if self.live is not None:
+            allowed = self.live if allowed is None else allowed & self.live
         rows = np.arange(len(self.ids)) if allowed is None else np.flatnonzero(allowed)
         return [(self.ids[i], float(sims[i])) for i in _top(rows, sims[rows], k)]
 
     def row_of(self) -> dict[str, int]:
-        return {cid: i for i, cid in enumerate(self.ids)}
+        live = self.live
+        return {cid: i for i, cid in enumerate(self.ids) if live is None or live[i]}
+
+    def live_ids(self) -> set[str]:
+        return set(self.ids) if self.live is None else set(self.row_of())
+
+    def size(self) -> int:
+        return len(self.ids) if self.live is None else int(self.live.sum())
 
 
 def _mtime(path: Path) -> int:
@@ -123,8 +135,9 @@ def load_snapshot(folder: Path) -> Snapshot | None:
     if pointer.get("format") != FORMAT or len(ids) != len(vectors) != len(doc_of_row):
         return None
     codes = {str(d): i for i, d in enumerate(pointer.get("docs", []))}
+    live = doc_of_row >= 0
     return Snapshot(str(pointer["stamp"]), str(pointer["collection"]), ids, vectors, doc_of_row,
-                    codes)  # fmt: skip
+                    codes, build, None if live.all() else live)  # fmt: skip
 
 
 def write_snapshot(folder: Path, source: VectorSource, stamp: str) -> int:
@@ -158,6 +171,26 @@ def write_applied(folder: Path, old: Snapshot, journal: Journal, stamp: str) -> 
     (folder / build / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
     _publish(folder, build, stamp, old.collection, names)
     return len(ids)
+
+
+def write_masked(folder: Path, old: Snapshot, deleted: set[str], stamp: str) -> int:
+    """A new build for removals alone: the same vectors and ids (hard links: nothing copied,
+    whatever the library's size), the removed rows' document code -1; returns the live rows."""
+    if old.build is None:
+        raise ValueError("the copy's build folder is unknown")
+    build = f"build-{uuid.uuid4().hex[:12]}"
+    (folder / build).mkdir(parents=True)
+    for name in ("vectors.npy", "ids.json"):
+        try:
+            os.link(old.build / name, folder / build / name)
+        except OSError:  # no hard links here (another file system): a copy
+            shutil.copyfile(old.build / name, folder / build / name)
+    gone = np.fromiter((cid in deleted for cid in old.ids), np.bool_, len(old.ids))
+    doc_of_row = np.where(gone, -1, old.doc_of_row).astype(np.int32)
+    np.save(folder / build / "docs.npy", doc_of_row)
+    docs = sorted(old.doc_codes, key=old.doc_codes.__getitem__)
+    _publish(folder, build, stamp, old.collection, docs)
+    return int((doc_of_row >= 0).sum())
 
 
 def _publish(folder: Path, build: str, stamp: str, collection: str, docs: list[str]) -> None:
@@ -278,11 +311,11 @@ class SnapshotVectorIndex:
 
     def all_ids(self) -> set[str]:
         snap = self.current()
-        return set(snap.ids) if snap is not None else self._source_index().all_ids()
+        return snap.live_ids() if snap is not None else self._source_index().all_ids()
 
     def count(self) -> int:
         snap = self.current()
-        return len(snap.ids) if snap is not None else self._source_index().count()
+        return snap.size() if snap is not None else self._source_index().count()
 
     def refresh(self) -> int | None:
         """Rewrites the copy from the source if it is stale; the rows written (None: not done)."""
@@ -310,6 +343,8 @@ class SnapshotVectorIndex:
                 or old.collection != self._collection
                 or len(old.ids) + len(journal.upserts) > MAX_VECTORS):  # fmt: skip
             return None
+        if not journal.upserts and old.build is not None:
+            return write_masked(self._folder, old, journal.deleted, stamp)
         return write_applied(self._folder, old, journal, stamp)
 
     def close(self) -> None:
