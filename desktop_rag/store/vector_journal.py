@@ -15,14 +15,22 @@ from Chroma as before.
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from desktop_rag.protocols import Vector
+
+if TYPE_CHECKING:
+    from desktop_rag.store.vector_snapshot import Snapshot
 
 _BLOCK = 65_536  # rows copied at a time from the old copy
 MAX_ROWS = 50_000  # vectors a journal holds in memory (75 MiB at 384 dims); past it, Chroma
@@ -80,3 +88,40 @@ def applied(
     doc_rows = np.concatenate([np.asarray(doc_of_row)[keep], np.asarray(new_codes, np.int32)])
     new_ids = [cid for cid, k in zip(ids, keep, strict=True) if k] + [cid for cid, _ in added]
     return new_ids, list(codes), doc_rows.astype(np.int32)
+
+
+def applied_build(folder: Path, old: Snapshot, journal: Journal) -> tuple[str, list[str], int]:
+    """A new build folder: the rows of `old` the journal did not replace or delete, then its
+    vectors; returns its name, the document of each code, and the rows written."""
+    build = _new_build(folder)
+    docs = sorted(old.doc_codes, key=old.doc_codes.__getitem__)
+    ids, names, doc_of_row = applied(old.ids, old.vectors, old.doc_of_row, docs, journal,
+                                     folder / build)  # fmt: skip
+    np.save(folder / build / "docs.npy", doc_of_row)
+    (folder / build / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
+    return build, names, len(ids)
+
+
+def masked_build(folder: Path, old: Snapshot, deleted: set[str]) -> tuple[str, list[str], int]:
+    """A new build for removals alone: the same vectors and ids (hard links: nothing copied,
+    whatever the library's size), the removed rows' document code -1 (vector_snapshot skips
+    them); returns its name, the document of each code, and the live rows."""
+    if old.build is None:
+        raise ValueError("the copy's build folder is unknown")
+    build = _new_build(folder)
+    for name in ("vectors.npy", "ids.json"):
+        try:
+            os.link(old.build / name, folder / build / name)
+        except OSError:  # no hard links here (another file system): a copy
+            shutil.copyfile(old.build / name, folder / build / name)
+    gone = np.fromiter((cid in deleted for cid in old.ids), np.bool_, len(old.ids))
+    doc_of_row = np.where(gone, -1, old.doc_of_row).astype(np.int32)
+    np.save(folder / build / "docs.npy", doc_of_row)
+    docs = sorted(old.doc_codes, key=old.doc_codes.__getitem__)
+    return build, docs, int((doc_of_row >= 0).sum())
+
+
+def _new_build(folder: Path) -> str:
+    build = f"build-{uuid.uuid4().hex[:12]}"
+    (folder / build).mkdir(parents=True)
+    return build

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
 import threading
 import uuid
@@ -35,7 +34,7 @@ import numpy.typing as npt
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.protocols import Vector
 from desktop_rag.store.scope_rows import allowed_rows
-from desktop_rag.store.vector_journal import Journal, applied
+from desktop_rag.store.vector_journal import Journal, applied_build, masked_build
 
 log = logging.getLogger(__name__)
 
@@ -157,40 +156,6 @@ def write_snapshot(folder: Path, source: VectorSource, stamp: str) -> int:
     _write_build(folder / build, ids, vectors, doc_of_row)
     _publish(folder, build, stamp, source.collection_name, list(codes))
     return len(ids)
-
-
-def write_applied(folder: Path, old: Snapshot, journal: Journal, stamp: str) -> int:
-    """A new build: the rows of `old` the journal did not replace or delete, then its vectors
-    (store/vector_journal.py); returns the rows written."""
-    build = f"build-{uuid.uuid4().hex[:12]}"
-    (folder / build).mkdir(parents=True)
-    docs = sorted(old.doc_codes, key=old.doc_codes.__getitem__)
-    ids, names, doc_of_row = applied(old.ids, old.vectors, old.doc_of_row, docs, journal,
-                                     folder / build)  # fmt: skip
-    np.save(folder / build / "docs.npy", doc_of_row)
-    (folder / build / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
-    _publish(folder, build, stamp, old.collection, names)
-    return len(ids)
-
-
-def write_masked(folder: Path, old: Snapshot, deleted: set[str], stamp: str) -> int:
-    """A new build for removals alone: the same vectors and ids (hard links: nothing copied,
-    whatever the library's size), the removed rows' document code -1; returns the live rows."""
-    if old.build is None:
-        raise ValueError("the copy's build folder is unknown")
-    build = f"build-{uuid.uuid4().hex[:12]}"
-    (folder / build).mkdir(parents=True)
-    for name in ("vectors.npy", "ids.json"):
-        try:
-            os.link(old.build / name, folder / build / name)
-        except OSError:  # no hard links here (another file system): a copy
-            shutil.copyfile(old.build / name, folder / build / name)
-    gone = np.fromiter((cid in deleted for cid in old.ids), np.bool_, len(old.ids))
-    doc_of_row = np.where(gone, -1, old.doc_of_row).astype(np.int32)
-    np.save(folder / build / "docs.npy", doc_of_row)
-    docs = sorted(old.doc_codes, key=old.doc_codes.__getitem__)
-    _publish(folder, build, stamp, old.collection, docs)
-    return int((doc_of_row >= 0).sum())
 
 
 def _publish(folder: Path, build: str, stamp: str, collection: str, docs: list[str]) -> None:
@@ -344,8 +309,11 @@ class SnapshotVectorIndex:
                 or len(old.ids) + len(journal.upserts) > MAX_VECTORS):  # fmt: skip
             return None
         if not journal.upserts and old.build is not None:
-            return write_masked(self._folder, old, journal.deleted, stamp)
-        return write_applied(self._folder, old, journal, stamp)
+            build, docs, rows = masked_build(self._folder, old, journal.deleted)
+        else:
+            build, docs, rows = applied_build(self._folder, old, journal)
+        _publish(self._folder, build, stamp, old.collection, docs)
+        return rows
 
     def close(self) -> None:
         """Refreshes a stale copy when this process opened the source anyway (it wrote, or read
