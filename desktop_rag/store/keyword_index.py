@@ -73,6 +73,7 @@ class DiskBm25Index:
         self._tokenize = Tokenizer()
         self._state: State | None = None
         self._opened = False
+        self._opening = threading.Lock()  # a search thread and the GUI may open it at once
         self._syncing = threading.Lock()
         self.indexed_chunks = 0  # chunks this process tokenized: 0 when it only opened the index
         self.full_builds = 0
@@ -83,9 +84,10 @@ class DiskBm25Index:
 
     def open(self) -> State | None:
         """Maps the saved segments (once per process); None when there are none to map."""
-        if not self._opened:
-            self._opened = True
-            self._state = self._load()
+        with self._opening:
+            if not self._opened:
+                self._state = self._load()
+                self._opened = True
         return self._state
 
     def warm(self) -> State:
