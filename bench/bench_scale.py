@@ -3,13 +3,15 @@ and disk it takes.
 
     python -m bench.run scale [--scale-sizes 100000,300000,1000000] [--scale-dir /work/scale-data]
         [--scale-runs 3] [--scale-queries 100] [--scale-sync-files 10000] [--scale-skip-edit]
+        [--scale-skip-gui]
 
 Libraries are synthetic (bench/scale_library.py: real sentences, a realistic length mix, random
 unit 384-d vectors) and built once under --scale-dir (`lib-<chunks>`), as after an ingestion and
 the first app session (keyword index built, vector copy written). Per size, medians of
 --scale-runs new processes (bench/scale_child.py): time to ready (embedder, vectors, keyword
-index: the core, not the window), resident memory without a chat model, warm hybrid p50/p95
-over the whole library, one document and ten documents; then a cold CLI `search`, the disk per
+index: the core), resident memory without a chat model, warm hybrid p50/p95 over the whole
+library, one document and ten documents; then a cold CLI `search`, the app window's first paint
+and ready (offscreen, bench_cold.app_start; --scale-skip-gui leaves it out), the disk per
 chunk, and the time to add one 50-page PDF (the first 50 pages of a 10-K, table pass included)
 and to remove it again, against the same PDF added to an empty library. Once: a sync of an
 unchanged followed folder of --scale-sync-files Markdown files (bench_sync's notes).
@@ -42,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--scale-queries", type=int, default=100, help="queries per scope")
     group.add_argument("--scale-sync-files", type=int, default=10_000, help="0: no sync figure")
     group.add_argument("--scale-skip-edit", action="store_true", help="no add/remove figures")
+    group.add_argument("--scale-skip-gui", action="store_true", help="no app start figures")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -49,7 +52,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True)
     sizes = [3_000] if args.quick else [int(s) for s in args.scale_sizes.split(",")]
     runs = 2 if args.quick else args.scale_runs
-    result: dict[str, Any] = {}
+    result: dict[str, Any] = {"load_average_at_start": round(os.getloadavg()[0], 1)}
     pdf = fifty_pages(folder)
     if not args.scale_skip_edit:
         with tempfile.TemporaryDirectory(dir=folder) as tmp:
@@ -60,12 +63,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         out.update(ready_and_warm(data, runs, 20 if args.quick else args.scale_queries))
         out["cold_cli_search_s"] = median_wall([CLI, "--data-dir", str(data), "search", SEARCH],
                                                runs)  # fmt: skip
+        if not args.scale_skip_gui:
+            out["gui"] = gui_start(data, runs)
         out["disk"] = disk(data, n)
         if not args.scale_skip_edit:
             out.update(add_remove(data, pdf))
         result[f"{n}_chunks"] = out
     if args.scale_sync_files:
         result["sync"] = sync_unchanged(folder, 200 if args.quick else args.scale_sync_files)
+    result["load_average_at_end"] = round(os.getloadavg()[0], 1)
     return result
 
 
@@ -78,6 +84,16 @@ def ready_and_warm(data: Path, runs: int, queries: int) -> dict[str, Any]:
                              capture_output=True, text=True, env=env, check=True)  # fmt: skip
         found.append(json.loads(out.stdout.strip().splitlines()[-1]))
     return {key: round(statistics.median(float(f[key] or 0) for f in found), 3) for key in found[0]}
+
+
+def gui_start(data: Path, runs: int) -> dict[str, Any]:
+    """The app (offscreen) from launch to its first paint and to ready (bench_cold.app_start)."""
+    from bench.bench_cold import app_start
+
+    try:
+        return app_start(str(data), runs)
+    except (subprocess.SubprocessError, OSError, KeyError, ValueError) as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def disk(data: Path, n: int) -> dict[str, Any]:

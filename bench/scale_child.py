@@ -51,6 +51,8 @@ def main(data: str, n_queries: int) -> dict[str, object]:
                                                                                 scope)  # fmt: skip
         out[f"{name}_p50_ms"] = timings["total_ms"]["p50"]
         out[f"{name}_p95_ms"] = timings["total_ms"]["p95"]
+        for stage in ("embed_ms", "dense_ms", "bm25_ms", "lookup_ms"):
+            out[f"{name}_{stage[:-3]}_p50_ms"] = timings.get(stage, {}).get("p50")
     out["rss_after_queries_mb"] = proc.memory_info().rss / 2**20
     out["keyword_chunks_indexed_total"] = getattr(ctx.sparse, "indexed_chunks", None)
     ctx.close()

@@ -188,3 +188,11 @@ def test_an_empty_library(tmp_path: Path) -> None:
     index = DiskBm25Index(catalog, tmp_path / "kw")
     assert index.warm().n_live == 0 and index.search("solar", 5) == []
     assert DiskBm25Index(catalog, tmp_path / "kw").search("solar", 5) == []
+
+
+def test_an_index_another_process_built_meanwhile_is_used(catalog: Catalog, tmp_path: Path) -> None:
+    first = DiskBm25Index(catalog, tmp_path / "kw")
+    assert first.open() is None  # nothing saved yet
+    DiskBm25Index(catalog, tmp_path / "kw").warm()  # another process builds and saves it
+    assert_like_bm25s(first, catalog)
+    assert (first.full_builds, first.indexed_chunks) == (0, 0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -170,3 +170,91 @@ def test_search_runs_in_a_process_where_torch_and_chroma_cannot_be_imported(
     assert result.returncode == 0, result.stderr
     hits = json.loads(result.stdout)["results"]
     assert "ZX-4471" in hits[0]["text"]
+
+
+class Exports:
+    """A source that counts full exports (what the journal spares)."""
+
+    def __init__(self, paths: AppPaths) -> None:
+        self.paths, self.exports = paths, 0
+
+    def __call__(self) -> VectorSource:
+        source = open_vector_index(self.paths, StoreSettings(), "chunks")
+        export = source.export_vectors
+
+        def counted() -> Iterator[tuple[list[str], Vector, list[str]]]:
+            self.exports += 1
+            yield from export()
+
+        source.export_vectors = counted  # type: ignore[method-assign]
+        return source
+
+
+def copy_rows(paths: AppPaths) -> dict[str, tuple[list[float], int]]:
+    snap = load_snapshot(paths.data_dir / "vector-snapshot" / "chunks")
+    assert snap is not None
+    names = {code: doc for doc, code in snap.doc_codes.items()}
+    return {cid: (np.asarray(snap.vectors[i]).round(6).tolist(), names[int(snap.doc_of_row[i])])
+            for i, cid in enumerate(snap.ids)}  # fmt: skip
+
+
+def test_a_writer_brings_the_copy_up_to_date_from_its_own_writes(paths: AppPaths) -> None:
+    ids, _ = _library(paths)
+    source = Exports(paths)
+    writer = snapshot_index(paths, source)  # type: ignore[arg-type]
+    new = np.random.default_rng(3).normal(size=(4, 8)).astype(np.float32)
+    new /= np.linalg.norm(new, axis=1, keepdims=True)
+    writer.upsert(["d9:0", "d9:1", ids[0], ids[1]], new, ["d9", "d9", "d0", "d1"])
+    writer.delete([ids[2], ids[3], "d9:1"])
+    assert writer.refresh() == 60 - 2 + 1 and source.exports == 0  # no export from Chroma
+    from_journal = copy_rows(paths)
+    assert from_journal[ids[0]] == (new[2].round(6).tolist(), "d0")
+    assert "d9:1" not in from_journal and from_journal["d9:0"][1] == "d9"
+    writer.upsert(["d9:2"], new[:1], ["d9"])
+    (paths.data_dir / "vector-snapshot" / "chunks" / POINTER).unlink()  # no copy to start from
+    assert writer.refresh() == 60 and source.exports == 1
+    exported = copy_rows(paths)
+    del exported["d9:2"]
+    assert exported == from_journal  # the journal's copy is the export's
+    writer.close()
+
+
+def test_another_writer_in_between_means_an_export(paths: AppPaths) -> None:
+    ids, _ = _library(paths)
+    source = Exports(paths)
+    writer = snapshot_index(paths, source)  # type: ignore[arg-type]
+    writer.delete([ids[0]])
+    other = snapshot_index(paths)
+    other.delete([ids[1]])  # the stamp is no longer the one the writer's last write left
+    assert writer.refresh() == 58 and source.exports == 1
+    assert set(copy_rows(paths)) == set(ids[2:])
+    other.close()
+    writer.close()
+
+
+def test_removals_alone_mask_rows_without_copying_the_vectors(paths: AppPaths) -> None:
+    ids, vecs = _library(paths)
+    source = Exports(paths)
+    writer = snapshot_index(paths, source)  # type: ignore[arg-type]
+    folder = paths.data_dir / "vector-snapshot" / "chunks"
+    before = json.loads((folder / POINTER).read_text())["build"]
+    inode = (folder / before / "vectors.npy").stat().st_ino
+    gone = [cid for cid in ids if cid.startswith("d0:")]  # a whole document
+    writer.delete(gone)
+    assert writer.refresh() == 60 - len(gone) and source.exports == 0
+    after = json.loads((folder / POINTER).read_text())["build"]
+    assert after != before and (folder / after / "vectors.npy").stat().st_ino == inode
+    reader = snapshot_index(paths)  # another process: the copy is current for it
+    assert reader.count() == 60 - len(gone) and reader.all_ids() == set(ids) - set(gone)
+    scopes = (DocScope(), DocScope(exclude=frozenset({"d1"})), DocScope(only=frozenset({"d0"})))
+    for scope in scopes:
+        found = {cid for cid, _ in reader.query(vecs[0], 60, scope)}
+        assert not found & set(gone)
+    assert {cid for cid, _ in reader.query(vecs[0], 60)} == set(ids) - set(gone)
+    assert reader.get_embeddings(gone[:1]) == {}
+    writer.upsert([gone[0]], vecs[:1], ["d0"])  # back again: a rewrite drops the masked rows
+    assert writer.refresh() == 60 - len(gone) + 1 and source.exports == 0
+    snap = load_snapshot(folder)
+    assert snap is not None and snap.live is None and len(snap.ids) == 60 - len(gone) + 1
+    reader.close()
+    writer.close()

@@ -73,6 +73,8 @@ class DiskBm25Index:
         self._tokenize = Tokenizer()
         self._state: State | None = None
         self._opened = False
+        self._opening = threading.Lock()  # a search thread and the GUI may open it at once
+        self._loaded_time = 0  # the manifest's mtime when it was last read
         self._syncing = threading.Lock()
         self.indexed_chunks = 0  # chunks this process tokenized: 0 when it only opened the index
         self.full_builds = 0
@@ -83,9 +85,10 @@ class DiskBm25Index:
 
     def open(self) -> State | None:
         """Maps the saved segments (once per process); None when there are none to map."""
-        if not self._opened:
-            self._opened = True
-            self._state = self._load()
+        with self._opening:
+            if not self._opened:
+                self._state = self._load()
+                self._opened = True
         return self._state
 
     def warm(self) -> State:
@@ -142,8 +145,15 @@ class DiskBm25Index:
             self._syncing.release()
 
     # ---- loading -----------------------------------------------------------------------------
+    def _manifest_time(self) -> int:
+        try:
+            return (self.folder / MANIFEST).stat().st_mtime_ns
+        except OSError:
+            return 0
+
     def _load(self) -> State | None:
         path = self.folder / MANIFEST
+        self._loaded_time = self._manifest_time()
         if not path.exists():
             return None
         try:
@@ -162,8 +172,11 @@ class DiskBm25Index:
 
     # ---- syncing -----------------------------------------------------------------------------
     def _sync(self, limit: int | None) -> State:
-        """The next State: what changed since `self._state` masked, indexed anew and saved."""
+        """The next State: what changed since `self._state` masked, indexed anew and saved
+        (without a state yet, what another process may have saved since this one looked)."""
         old = self._state
+        if old is None and self._manifest_time() != self._loaded_time:
+            old = self._load()
         with _read(self._catalog.db_path) as conn:
             generation = int(str(conn.execute(
                 "SELECT value FROM meta WHERE key = 'generation'").fetchone()[0]))  # fmt: skip
@@ -193,7 +206,7 @@ class DiskBm25Index:
         out: list[Part] = []
         builder = SegmentBuilder()
         for cid, doc, text, title, heading, numbers in rows:
-            builder.add(cid, doc, self._tokenize(f"{text} {title or ''} {heading or ''} "
+            builder.add(cid, doc, self._tokenize.plain(f"{text} {title or ''} {heading or ''} "
                                                  f"{numbers or ''}"))  # fmt: skip
             self.indexed_chunks += 1
             if builder.size >= SEGMENT_ROWS:

@@ -26,6 +26,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -104,10 +105,11 @@ class SegmentBuilder:
         self._docs.append(code)
         self._lengths.append(len(tokens))
         vocab = self._vocab
-        for term, tf in Counter(tokens).items():
-            self._terms.append(vocab.setdefault(term, len(vocab)))
-            self._rows.append(row)
-            self._tfs.append(tf)
+        counts = Counter(tokens)
+        terms = [vocab.setdefault(term, len(vocab)) for term in counts]
+        self._terms.extend(terms)
+        self._rows.extend(repeat(row, len(terms)))
+        self._tfs.extend(counts.values())
 
     def finish(self, revs: dict[str, int]) -> Segment:
         hashes = np.fromiter((term_hash(t) for t in self._vocab), np.uint64, len(self._vocab))

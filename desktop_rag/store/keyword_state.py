@@ -54,6 +54,7 @@ class State:
     live: dict[str, tuple[str, int]]  # document -> (its part's name, its revision)
     n_live: int
     avg_length: float
+    norm: npt.NDArray[np.float64]  # k1 (1 - b + b len / avglen) of each row, computed once
 
     @property
     def rows(self) -> int:
@@ -64,23 +65,27 @@ def make_state(generation: int, parts: Sequence[Part]) -> State:
     offsets = np.cumsum([0] + [p.seg.size for p in parts], dtype=np.int64)
     codes: dict[str, int] = {}
     live: dict[str, tuple[str, int]] = {}
-    alive_parts, doc_parts = [], []
+    alive_parts, doc_parts, length_parts = [], [], []
     total_length = 0.0
     for part in parts:
         alive = part.alive()
         local = np.asarray([codes.setdefault(d, len(codes)) for d in part.seg.doc_ids], np.int32)
         doc_parts.append(local[part.seg.docs] if part.seg.size else np.zeros(0, np.int32))
         alive_parts.append(alive)
-        total_length += float(np.asarray(part.seg.lengths, np.float64)[alive].sum())
+        length_parts.append(np.asarray(part.seg.lengths, np.float64))
+        total_length += float(length_parts[-1][alive].sum())
         for doc_id, rev in zip(part.seg.doc_ids, part.seg.revs, strict=True):
             if doc_id not in part.dead:
                 live[doc_id] = (part.name, rev)
     alive_all = np.concatenate(alive_parts) if parts else np.zeros(0, np.bool_)
     n_live = int(alive_all.sum())
+    avg = total_length / n_live if n_live else 0.0
+    lengths = np.concatenate(length_parts) if parts else np.zeros(0, np.float64)
+    norm = K1 * (1.0 - B + B * lengths / avg) if avg else np.full(len(lengths), K1 * (1.0 - B))
     return State(
         generation, tuple(parts), offsets, alive_all,
-        np.concatenate(doc_parts) if parts else np.zeros(0, np.int32), codes, live, n_live,
-        total_length / n_live if n_live else 0.0,
+        np.concatenate(doc_parts) if parts else np.zeros(0, np.int32), codes, live, n_live, avg,
+        norm,
     )
 
 
@@ -116,15 +121,16 @@ def _term(
         if not len(local):
             continue
         rows = local.astype(np.int64) + int(offset)
-        keep = state.alive[rows]
-        hits.append((rows[keep], np.asarray(tfs, np.float64)[keep],
-                     np.asarray(part.seg.lengths, np.float64)[local[keep]]))  # fmt: skip
-        df += int(keep.sum())
+        tf = np.asarray(tfs, np.float64)
+        if part.dead:
+            keep = state.alive[rows]
+            rows, tf = rows[keep], tf[keep]
+        hits.append((rows, tf))
+        df += len(rows)
     if df == 0:
         return [], []
     idf = math.log(1.0 + (state.n_live - df + 0.5) / (df + 0.5))
-    avg = state.avg_length  # > 0: a live row holds the term
-    weights = [idf * tf / (tf + K1 * (1.0 - B + B * length / avg)) for _, tf, length in hits]
+    weights = [idf * tf / (tf + state.norm[rows]) for rows, tf in hits]
     return [h[0] for h in hits], weights
 
 

@@ -50,6 +50,11 @@ class Tokenizer:
         ones, so each distinct stem is kept once while the index is built."""
         return self._stems(words(text))
 
+    def plain(self, text: str) -> list[str]:
+        """As calling it, without interning (for an index that keeps term ids, not strings)."""
+        stems: list[str] = self._stemmer.stemWords([w for w in words(text) if w not in STOPWORDS])
+        return stems
+
     def query(self, text: str) -> list[str]:
         """A query's stems, its numbers as FTS5 searches them (store.sparse.query_words)."""
         return list(dict.fromkeys(self._stems(query_words(text))))[:MAX_TERMS]

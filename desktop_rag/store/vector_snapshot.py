@@ -34,6 +34,7 @@ import numpy.typing as npt
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.domain.protocols import Vector
 from desktop_rag.store.scope_rows import allowed_rows
+from desktop_rag.store.vector_journal import Journal, applied_build, masked_build
 
 log = logging.getLogger(__name__)
 
@@ -78,19 +79,30 @@ class Snapshot:
     collection: str
     ids: list[str]
     vectors: npt.NDArray[np.float32]
-    doc_of_row: npt.NDArray[np.int32]
+    doc_of_row: npt.NDArray[np.int32]  # -1: a row removed since the vectors were written
     doc_codes: dict[str, int]
+    build: Path | None = None
+    live: npt.NDArray[np.bool_] | None = None  # None: every row is live
 
     def query(self, embedding: Vector, k: int, scope: DocScope) -> list[tuple[str, float]]:
         if scope.empty or k <= 0 or not self.ids:
             return []
         sims = self.vectors @ np.asarray(embedding, dtype=np.float32)
         allowed = allowed_rows(self.doc_of_row, self.doc_codes, scope)
+        if self.live is not None:
+            allowed = self.live if allowed is None else allowed & self.live
         rows = np.arange(len(self.ids)) if allowed is None else np.flatnonzero(allowed)
         return [(self.ids[i], float(sims[i])) for i in _top(rows, sims[rows], k)]
 
     def row_of(self) -> dict[str, int]:
-        return {cid: i for i, cid in enumerate(self.ids)}
+        live = self.live
+        return {cid: i for i, cid in enumerate(self.ids) if live is None or live[i]}
+
+    def live_ids(self) -> set[str]:
+        return set(self.ids) if self.live is None else set(self.row_of())
+
+    def size(self) -> int:
+        return len(self.ids) if self.live is None else int(self.live.sum())
 
 
 def _mtime(path: Path) -> int:
@@ -122,8 +134,9 @@ def load_snapshot(folder: Path) -> Snapshot | None:
     if pointer.get("format") != FORMAT or len(ids) != len(vectors) != len(doc_of_row):
         return None
     codes = {str(d): i for i, d in enumerate(pointer.get("docs", []))}
+    live = doc_of_row >= 0
     return Snapshot(str(pointer["stamp"]), str(pointer["collection"]), ids, vectors, doc_of_row,
-                    codes)  # fmt: skip
+                    codes, build, None if live.all() else live)  # fmt: skip
 
 
 def write_snapshot(folder: Path, source: VectorSource, stamp: str) -> int:
@@ -141,13 +154,18 @@ def write_snapshot(folder: Path, source: VectorSource, stamp: str) -> int:
     vectors = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
     build = f"build-{uuid.uuid4().hex[:12]}"
     _write_build(folder / build, ids, vectors, doc_of_row)
-    pointer = {"format": FORMAT, "build": build, "stamp": stamp,
-               "collection": source.collection_name, "docs": list(codes)}  # fmt: skip
+    _publish(folder, build, stamp, source.collection_name, list(codes))
+    return len(ids)
+
+
+def _publish(folder: Path, build: str, stamp: str, collection: str, docs: list[str]) -> None:
+    """Points at `build` (atomically) and removes the other builds."""
+    pointer = {"format": FORMAT, "build": build, "stamp": stamp, "collection": collection,
+               "docs": docs}  # fmt: skip
     temp = folder / f".{POINTER}.{build}"
     temp.write_text(json.dumps(pointer), encoding="utf-8")
     temp.replace(folder / POINTER)
     _remove_other_builds(folder, build)
-    return len(ids)
 
 
 def _write_build(
@@ -181,6 +199,7 @@ class SnapshotVectorIndex:
         self._rows: dict[str, int] | None = None
         self._stale = False
         self._looked: tuple[str, int] | None = None  # (stamp, pointer mtime) last loaded at
+        self._journal: Journal | None = None  # this process's writes since the copy was current
         self._lock = threading.RLock()
 
     @property
@@ -219,12 +238,25 @@ class SnapshotVectorIndex:
             return snap
 
     def upsert(self, ids: Sequence[str], embeddings: Vector, doc_ids: Sequence[str]) -> None:
-        self._source_index().upsert(ids, embeddings, doc_ids)
-        self._stale = True
+        with self._lock:
+            journal = self._journal_now()
+            self._source_index().upsert(ids, embeddings, doc_ids)
+            journal.upsert(ids, embeddings, doc_ids)
+            journal.last_stamp = read_stamp(self._stamp_file)
+            self._stale = True
 
     def delete(self, ids: Sequence[str]) -> None:
-        self._source_index().delete(ids)
-        self._stale = True
+        with self._lock:
+            journal = self._journal_now()
+            self._source_index().delete(ids)
+            journal.delete(ids)
+            journal.last_stamp = read_stamp(self._stamp_file)
+            self._stale = True
+
+    def _journal_now(self) -> Journal:
+        if self._journal is None:
+            self._journal = Journal(read_stamp(self._stamp_file))
+        return self._journal
 
     def query(
         self, embedding: Vector, k: int, scope: DocScope = EVERYWHERE
@@ -244,11 +276,11 @@ class SnapshotVectorIndex:
 
     def all_ids(self) -> set[str]:
         snap = self.current()
-        return set(snap.ids) if snap is not None else self._source_index().all_ids()
+        return snap.live_ids() if snap is not None else self._source_index().all_ids()
 
     def count(self) -> int:
         snap = self.current()
-        return len(snap.ids) if snap is not None else self._source_index().count()
+        return snap.size() if snap is not None else self._source_index().count()
 
     def refresh(self) -> int | None:
         """Rewrites the copy from the source if it is stale; the rows written (None: not done)."""
@@ -256,13 +288,32 @@ class SnapshotVectorIndex:
             if self.current() is not None:
                 return None
             stamp = read_stamp(self._stamp_file)
-            source = self._source_index()
-            if source.count() > MAX_VECTORS:
-                return None
-            rows = write_snapshot(self._folder, source, stamp)
+            journal, self._journal = self._journal, None
+            rows = self._from_journal(journal, stamp)
+            if rows is None:
+                source = self._source_index()
+                if source.count() > MAX_VECTORS:
+                    return None
+                rows = write_snapshot(self._folder, source, stamp)
             self._snapshot, self._rows, self._stale, self._looked = None, None, False, None
             log.info("vector snapshot: %d rows written", rows)
             return rows
+
+    def _from_journal(self, journal: Journal | None, stamp: str) -> int | None:
+        """The copy brought up to date from itself and this process's writes, when nothing else
+        wrote since it was current (None: it must be exported from the source)."""
+        old = load_snapshot(self._folder)
+        if (journal is None or journal.overflowed or old is None or not stamp
+                or old.stamp != journal.base_stamp or stamp != journal.last_stamp
+                or old.collection != self._collection
+                or len(old.ids) + len(journal.upserts) > MAX_VECTORS):  # fmt: skip
+            return None
+        if not journal.upserts and old.build is not None:
+            build, docs, rows = masked_build(self._folder, old, journal.deleted)
+        else:
+            build, docs, rows = applied_build(self._folder, old, journal)
+        _publish(self._folder, build, stamp, old.collection, docs)
+        return rows
 
     def close(self) -> None:
         """Refreshes a stale copy when this process opened the source anyway (it wrote, or read
