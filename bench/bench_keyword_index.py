@@ -20,8 +20,8 @@ from typing import Any
 CHILD = """
 import json, sys, time, statistics, psutil
 from pathlib import Path
-from desktop_rag.paths import resolve_paths
-from desktop_rag.store.catalog import Catalog
+from desktop_rag.config.paths import resolve_paths
+from desktop_rag.store.documents import Catalog
 kind, data, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 queries = [json.loads(l)["text"] for l in open(sys.argv[4], encoding="utf-8")][:n]
 paths = resolve_paths(data)

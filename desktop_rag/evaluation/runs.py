@@ -30,7 +30,7 @@ from desktop_rag.services.core import CoreService
 from desktop_rag.services.library import LibraryService
 from desktop_rag.services.ports import Warmable
 from desktop_rag.services.rerankers import Rerankers
-from desktop_rag.services.search import SearchService
+from desktop_rag.services.searching import SearchService
 
 if TYPE_CHECKING:
     from desktop_rag.evaluation.answer_eval import AnswerQuestion
@@ -198,7 +198,7 @@ class EvalService:
         folder; with `keep_runs`, the ranked document ids per mode and query too."""
         from desktop_rag.evaluation import beir, beir_eval
         from desktop_rag.retrieval.hybrid import HybridRetriever
-        from desktop_rag.services.search import hybrid_config
+        from desktop_rag.services.searching import hybrid_config
 
         data = beir.load_beir(Path(folder))
         chosen = self.eval_rerankers(rerankers)

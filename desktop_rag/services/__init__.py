@@ -16,7 +16,7 @@ from desktop_rag.services.answer import AnswerService
 from desktop_rag.services.core import CoreService
 from desktop_rag.services.library import LibraryService
 from desktop_rag.services.rerankers import Rerankers
-from desktop_rag.services.search import SearchService
+from desktop_rag.services.searching import SearchService
 from desktop_rag.services.tables import TablesService
 
 log = logging.getLogger(__name__)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from desktop_rag.protocols import Vector
+from desktop_rag.domain.protocols import Vector
 
 if TYPE_CHECKING:
     from desktop_rag.store.vector_snapshot import Snapshot
