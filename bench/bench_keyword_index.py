@@ -35,7 +35,7 @@ if kind == "disk":
     index.search("warm up", 10)
     rebuilt = index.indexed_chunks
 else:
-    from desktop_rag.store.sparse_memory import MemoryBm25Index
+    from bench.bm25s_reference import MemoryBm25Index
     index = MemoryBm25Index(catalog)
     index.warm()
     rebuilt = None

@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from bench.bm25s_reference import memory_mb
 from desktop_rag.bootstrap import AppContext, build_context
 from desktop_rag.config import Settings
 from desktop_rag.domain import EVERYWHERE, Chunk, DocKind, DocScope, DocStatus, Document
 from desktop_rag.retrieval.hybrid import HybridRetriever
 from desktop_rag.services.searching import hybrid_config
-from desktop_rag.store.sparse_memory import memory_mb
 
 log = logging.getLogger("bench.retrieval")
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact"

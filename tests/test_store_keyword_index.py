@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from bench.bm25s_reference import MemoryBm25Index
 from desktop_rag.domain import DocScope
 from desktop_rag.store import keyword_index
 from desktop_rag.store.documents import Catalog
 from desktop_rag.store.keyword_index import DiskBm25Index
-from desktop_rag.store.sparse_memory import MemoryBm25Index
 from tests.test_store_catalog import chunks, doc
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.bm25s_reference import MemoryBm25Index, Snapshot, memory_mb
 from desktop_rag.domain import DocScope
 from desktop_rag.store.documents import Catalog
-from desktop_rag.store.sparse_memory import MemoryBm25Index, Snapshot, memory_mb
 from tests.test_store_catalog import chunks, doc
 
 

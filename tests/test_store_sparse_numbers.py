@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from table_pdfs import table_pdf
 
+from bench.bm25s_reference import MemoryBm25Index
 from desktop_rag.domain.protocols import SparseIndex
 from desktop_rag.services import Services
 from desktop_rag.store.documents import Catalog
@@ -22,7 +23,6 @@ from desktop_rag.store.sparse import (
     match_query,
     query_words,
 )
-from desktop_rag.store.sparse_memory import MemoryBm25Index
 from tests.test_store_catalog import chunks, doc
 
 ROW = "Revenues — 2015: $ 4,180,339 | 2014: $ 3,431,434 | 2013: $ 2,751,375 (in thousands)"

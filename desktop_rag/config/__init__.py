@@ -92,7 +92,7 @@ class RetrievalSettings:
     context_tokens: int = 2000
     min_similarity: float = 0.30  # evidence gate: best dense cosine that counts as evidence
     min_term_coverage: float = 0.60  # evidence gate: share of query words a top chunk must hold
-    bm25_in_memory: bool = True  # search a bm25s snapshot of the FTS5 index while it is current
+    bm25_in_memory: bool = True  # search the persisted keyword index (false: FTS5's bm25 alone)
     focus_named: bool = True  # a question naming a document (company, year) searches it first
     doc_prior: float = 0.5  # across documents: a gain for passages of the best-matched documents
     doc_prior_passages: int = 3  # ...a document's match: its best this many passages' scores

@@ -42,8 +42,8 @@ from desktop_rag.store.keyword_segments import (
     save_segment,
 )
 from desktop_rag.store.keyword_state import Part, State, make_state, search
+from desktop_rag.store.keyword_tokens import Tokenizer
 from desktop_rag.store.sparse import SPARSE_VERSION, FtsSparseIndex
-from desktop_rag.store.sparse_memory import Tokenizer
 
 log = logging.getLogger(__name__)
 

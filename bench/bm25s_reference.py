@@ -1,4 +1,9 @@
-"""BM25 in memory (bm25s, the only module that imports it) over a snapshot of the FTS5 table.
+"""The in-memory bm25s snapshot the app searched until 2026-12-05, kept as the reference the
+persisted keyword index (store/keyword_index.py) is measured and tested against: the same
+rankings, in `python -m bench.run keyword_index` and tests/test_store_keyword_index.py. The app no
+longer builds it (45.9 s and +668 MB in every new process at 250,000 chunks). What it was:
+
+BM25 in memory (bm25s, the only module that imports it) over a snapshot of the FTS5 table.
 
 FTS5 stays the persisted, incrementally updated sparse index. Its own bm25() costs a B-tree lookup
 per matching row, which dominates hybrid latency in a large library (about 24 ms median, 45 ms p95
@@ -14,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -26,9 +30,9 @@ import numpy.typing as npt
 
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.store.documents import Catalog
+from desktop_rag.store.keyword_tokens import Tokenizer
 from desktop_rag.store.scope_rows import allowed_rows
-from desktop_rag.store.sparse import MAX_TERMS, FtsSparseIndex, query_words
-from desktop_rag.text.words import STOPWORDS, new_stemmer, words
+from desktop_rag.store.sparse import FtsSparseIndex
 
 log = logging.getLogger(__name__)
 
@@ -37,31 +41,6 @@ _ROWS = (
     " JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.doc_id = c.doc_id"
     " WHERE d.status = 'indexed'"
 )
-
-
-class Tokenizer:
-    """Lower-cased words without stopwords, Snowball-stemmed (PyStemmer)."""
-
-    def __init__(self) -> None:
-        self._stemmer = new_stemmer()  # its own: built on one thread, searched on others
-
-    def __call__(self, text: str) -> list[str]:
-        """Interned stems: a snapshot of 50,000 chunks holds millions of tokens but few distinct
-        ones, so each distinct stem is kept once while the index is built."""
-        return self._stems(words(text))
-
-    def plain(self, text: str) -> list[str]:
-        """As calling it, without interning (for an index that keeps term ids, not strings)."""
-        stems: list[str] = self._stemmer.stemWords([w for w in words(text) if w not in STOPWORDS])
-        return stems
-
-    def query(self, text: str) -> list[str]:
-        """A query's stems, its numbers as FTS5 searches them (store.sparse.query_words)."""
-        return list(dict.fromkeys(self._stems(query_words(text))))[:MAX_TERMS]
-
-    def _stems(self, found: list[str]) -> list[str]:
-        kept = [w for w in found if w not in STOPWORDS]
-        return [sys.intern(w) for w in self._stemmer.stemWords(kept)]
 
 
 @dataclass(frozen=True, slots=True)
