@@ -1,7 +1,7 @@
 """Large libraries: what a user with 100,000 to 1,000,000 chunks waits for, and how much memory
 and disk it takes.
 
-    python -m bench.run scale [--scale-sizes 100000,300000,1000000] [--scale-dir /work/scale-data]
+    python -m bench.run scale [--scale-sizes 100000,300000,1000000] [--scale-dir DIR]
         [--scale-runs 3] [--scale-queries 100] [--scale-sync-files 10000] [--scale-skip-edit]
         [--scale-skip-gui]
 
@@ -39,7 +39,8 @@ REPORT = "3M_2018_10K.pdf"  # 10-K: the first 50 pages are the PDF added
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("scale")
     group.add_argument("--scale-sizes", default="100000,300000")
-    group.add_argument("--scale-dir", default="/work/scale-data", help="where libraries are kept")
+    group.add_argument("--scale-dir", default=str(Path.home() / ".cache" / "desktop-rag" / "scale"),
+                       help="where the libraries are built once and kept")
     group.add_argument("--scale-runs", type=int, default=3, help="new processes per size")
     group.add_argument("--scale-queries", type=int, default=100, help="queries per scope")
     group.add_argument("--scale-sync-files", type=int, default=10_000, help="0: no sync figure")
