@@ -6,14 +6,12 @@ from __future__ import annotations
 import sys
 
 from desktop_rag.store.sparse import MAX_TERMS, query_words
-from desktop_rag.text.words import STOPWORDS, new_stemmer, words
+from desktop_rag.text.words import STOPWORDS, stem_words, words
 
 
 class Tokenizer:
-    """Lower-cased words without stopwords, Snowball-stemmed (PyStemmer)."""
-
-    def __init__(self) -> None:
-        self._stemmer = new_stemmer()  # its own: built on one thread, searched on others
+    """Lower-cased words without stopwords, Snowball-stemmed (PyStemmer, one stemmer per
+    thread: the index is built on a background thread while searches stem their queries)."""
 
     def __call__(self, text: str) -> list[str]:
         """Interned stems: a snapshot of 50,000 chunks holds millions of tokens but few distinct
@@ -22,8 +20,7 @@ class Tokenizer:
 
     def plain(self, text: str) -> list[str]:
         """As calling it, without interning (for an index that keeps term ids, not strings)."""
-        stems: list[str] = self._stemmer.stemWords([w for w in words(text) if w not in STOPWORDS])
-        return stems
+        return stem_words([w for w in words(text) if w not in STOPWORDS])
 
     def query(self, text: str) -> list[str]:
         """A query's stems, its numbers as FTS5 searches them (store.sparse.query_words)."""
@@ -31,4 +28,4 @@ class Tokenizer:
 
     def _stems(self, found: list[str]) -> list[str]:
         kept = [w for w in found if w not in STOPWORDS]
-        return [sys.intern(w) for w in self._stemmer.stemWords(kept)]
+        return [sys.intern(w) for w in stem_words(kept)]

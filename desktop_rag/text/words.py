@@ -5,8 +5,8 @@ identifiers are compared exactly."""
 
 from __future__ import annotations
 
-import functools
 import re
+import threading
 from typing import Any
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # as FTS5's unicode61: "_" separates words
@@ -37,16 +37,23 @@ _NEGATED = re.compile(r"n't\b", re.IGNORECASE)
 
 
 def new_stemmer() -> Any:
-    """The one stemmer every part uses: PyStemmer's English Snowball (imported here only). An
-    index that stems from several threads makes its own; the rest share `stem_words`'."""
+    """The one stemmer every part uses: PyStemmer's English Snowball (imported here only). A
+    stemmer must not be shared between threads (PyStemmer's is not thread-safe: two threads
+    stemming with one crashed the process), so each thread gets its own through `_stemmer`."""
     import Stemmer
 
     return Stemmer.Stemmer("english")
 
 
-@functools.cache
+_local = threading.local()
+
+
 def _stemmer() -> Any:
-    return new_stemmer()
+    """This thread's stemmer."""
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = new_stemmer()
+    return stemmer
 
 
 def stem_words(found: list[str]) -> list[str]:
