@@ -18,21 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.bench_retrieval import sentences  # SciFact's sentences, as the retrieval bench uses
 from desktop_rag.domain import Chunk, DocKind, DocStatus, Document
 
-SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact"
 MARKER = "scale-library.json"
 LABELS = ("Revenue", "Net income", "Operating expenses", "Cost of sales", "Total assets",
           "Cash and equivalents", "Long-term debt", "Research and development", "Gross margin",
           "Diluted earnings per share", "Inventories", "Accounts receivable")  # fmt: skip
-
-
-def sentences() -> list[str]:
-    out: list[str] = []
-    with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as handle:
-        for line in handle:
-            out += [s for s in json.loads(line)["text"].split(". ") if len(s) > 20]
-    return out
 
 
 def table_text(rng: random.Random) -> str:
