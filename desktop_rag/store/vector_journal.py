@@ -28,6 +28,9 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop_rag.domain.protocols import Vector
+from desktop_rag.store.vector_lists import FILE as LISTS_FILE
+from desktop_rag.store.vector_lists import Lists, regrouped
+from desktop_rag.store.vector_lists import save as save_lists
 
 if TYPE_CHECKING:
     from desktop_rag.store.vector_snapshot import Snapshot
@@ -62,32 +65,47 @@ class Journal:
 
 def applied(
     ids: Sequence[str], vectors: npt.NDArray[np.float32], doc_of_row: npt.NDArray[np.int32],
-    docs: Sequence[str], journal: Journal, target: Path,
-) -> tuple[list[str], list[str], npt.NDArray[np.int32]]:
+    docs: Sequence[str], journal: Journal, target: Path, lists: Lists | None = None,
+) -> tuple[list[str], list[str], npt.NDArray[np.int32], Lists | None]:
     """Writes target/vectors.npy as the old copy with the journal applied; returns the new ids,
-    the document of each code, and the document code of each row."""
+    the document of each code, the document code of each row and the new copy's lists (a
+    listed copy stays listed: its kept rows keep their lists, added rows join their nearest)."""
     gone = journal.deleted | journal.upserts.keys()
     keep = np.fromiter((cid not in gone for cid in ids), np.bool_, len(ids))
     keep &= np.asarray(doc_of_row) >= 0  # rows a removal masked earlier (vector_snapshot)
+    kept = np.flatnonzero(keep)
     added = list(journal.upserts.items())
     dim = vectors.shape[1] if len(ids) else (len(added[0][1][0]) if added else 0)
-    rows = int(keep.sum()) + len(added)
-    out = np.lib.format.open_memmap(target / "vectors.npy", "w+", np.float32, (rows, dim))
-    at = 0
-    for lo in range(0, len(ids), _BLOCK):
-        part = np.asarray(vectors[lo : lo + _BLOCK])[keep[lo : lo + _BLOCK]]
-        out[at : at + len(part)] = part
-        at += len(part)
-    for _, (row, _) in added:
-        out[at] = row
-        at += 1
-    out.flush()
-    del out
+    fresh = np.asarray([row for _, (row, _) in added], np.float32).reshape(len(added), dim)
+    if lists is not None:
+        order, lists = regrouped(lists, kept, fresh, vectors)
+    else:
+        order = np.arange(len(kept) + len(added))
+    _write_rows(target / "vectors.npy", vectors, kept, fresh, order)
     codes = {d: i for i, d in enumerate(docs)}
     new_codes = [codes.setdefault(doc, len(codes)) for _, (_, doc) in added]
-    doc_rows = np.concatenate([np.asarray(doc_of_row)[keep], np.asarray(new_codes, np.int32)])
-    new_ids = [cid for cid, k in zip(ids, keep, strict=True) if k] + [cid for cid, _ in added]
-    return new_ids, list(codes), doc_rows.astype(np.int32)
+    doc_rows = np.concatenate([np.asarray(doc_of_row)[kept], np.asarray(new_codes, np.int32)])
+    all_ids = [ids[int(i)] for i in kept] + [cid for cid, _ in added]
+    new_ids = [all_ids[i] for i in order]
+    return new_ids, list(codes), doc_rows[order].astype(np.int32), lists
+
+
+def _write_rows(
+    path: Path, old: npt.NDArray[np.float32], kept: npt.NDArray[np.intp],
+    fresh: npt.NDArray[np.float32], order: npt.NDArray[np.intp],
+) -> None:
+    """Row i of the new file is kept row order[i] (or fresh row order[i] - len(kept)), copied in
+    blocks from the memory-mapped old copy."""
+    out = np.lib.format.open_memmap(path, "w+", np.float32, (len(order), fresh.shape[1]))
+    for lo in range(0, len(order), _BLOCK):
+        part = order[lo : lo + _BLOCK]
+        from_old = part < len(kept)
+        block = np.empty((len(part), fresh.shape[1]), np.float32)
+        block[from_old] = old[kept[part[from_old]]]
+        block[~from_old] = fresh[part[~from_old] - len(kept)]
+        out[lo : lo + len(part)] = block
+    out.flush()
+    del out
 
 
 def applied_build(folder: Path, old: Snapshot, journal: Journal) -> tuple[str, list[str], int]:
@@ -95,10 +113,12 @@ def applied_build(folder: Path, old: Snapshot, journal: Journal) -> tuple[str, l
     vectors; returns its name, the document of each code, and the rows written."""
     build = _new_build(folder)
     docs = sorted(old.doc_codes, key=old.doc_codes.__getitem__)
-    ids, names, doc_of_row = applied(old.ids, old.vectors, old.doc_of_row, docs, journal,
-                                     folder / build)  # fmt: skip
+    ids, names, doc_of_row, lists = applied(old.ids, old.vectors, old.doc_of_row, docs, journal,
+                                            folder / build, old.lists)  # fmt: skip
     np.save(folder / build / "docs.npy", doc_of_row)
     (folder / build / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
+    if lists is not None:
+        save_lists(folder / build, lists)
     return build, names, len(ids)
 
 
@@ -109,7 +129,9 @@ def masked_build(folder: Path, old: Snapshot, deleted: set[str]) -> tuple[str, l
     if old.build is None:
         raise ValueError("the copy's build folder is unknown")
     build = _new_build(folder)
-    for name in ("vectors.npy", "ids.json"):
+    for name in ("vectors.npy", "ids.json", LISTS_FILE):
+        if not (old.build / name).exists():
+            continue
         try:
             os.link(old.build / name, folder / build / name)
         except OSError:  # no hard links here (another file system): a copy

@@ -33,14 +33,17 @@ import numpy.typing as npt
 
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.domain.protocols import Vector
+from desktop_rag.store import vector_lists
 from desktop_rag.store.scope_rows import allowed_rows
 from desktop_rag.store.vector_journal import Journal, applied_build, masked_build
+from desktop_rag.store.vector_lists import Lists
 
 log = logging.getLogger(__name__)
 
 POINTER = "current.json"
 FORMAT = 1
-MAX_VECTORS = 500_000  # 730 MiB at 384 dims: past it, searches stay with Chroma
+MAX_VECTORS = 2_000_000  # 2.9 GiB at 384 dims: past it, searches stay with Chroma
+_NARROW = 0.25  # a scope allowing at most this share of the rows scores only its own rows
 
 
 class VectorSource(Protocol):
@@ -83,16 +86,36 @@ class Snapshot:
     doc_codes: dict[str, int]
     build: Path | None = None
     live: npt.NDArray[np.bool_] | None = None  # None: every row is live
+    lists: Lists | None = None  # None: searched exactly (store/vector_lists.py)
 
     def query(self, embedding: Vector, k: int, scope: DocScope) -> list[tuple[str, float]]:
         if scope.empty or k <= 0 or not self.ids:
             return []
-        sims = self.vectors @ np.asarray(embedding, dtype=np.float32)
+        query = np.asarray(embedding, dtype=np.float32)
         allowed = allowed_rows(self.doc_of_row, self.doc_codes, scope)
         if self.live is not None:
             allowed = self.live if allowed is None else allowed & self.live
+        rows, sims = self._scored(query, allowed, k)
+        return [(self.ids[i], s) for i, s in _top(rows, sims, k)]
+
+    def _scored(
+        self, query: npt.NDArray[np.float32], allowed: npt.NDArray[np.bool_] | None, k: int
+    ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]]:
+        """Candidate rows and their scores: a narrow scope's own rows (exact), else the nearest
+        lists' rows when the copy is listed, else every allowed row (exact)."""
+        if allowed is not None and allowed.sum() <= _NARROW * len(self.ids):
+            rows = np.flatnonzero(allowed)
+            return rows, np.asarray(self.vectors[rows]) @ query
+        if self.lists is not None:
+            rows, sims = self.lists.scored(self.vectors, query)
+            if allowed is not None:
+                inside = allowed[rows]
+                rows, sims = rows[inside], sims[inside]
+            if len(rows) >= k:
+                return rows, sims
+        sims = self.vectors @ query
         rows = np.arange(len(self.ids)) if allowed is None else np.flatnonzero(allowed)
-        return [(self.ids[i], float(sims[i])) for i in _top(rows, sims[rows], k)]
+        return rows, sims[rows]
 
     def row_of(self) -> dict[str, int]:
         live = self.live
@@ -112,13 +135,15 @@ def _mtime(path: Path) -> int:
         return 0
 
 
-def _top(rows: npt.NDArray[np.intp], scores: npt.NDArray[np.float32], k: int) -> list[int]:
-    """The rows of the `k` best scores, best first (ties by row order)."""
+def _top(
+    rows: npt.NDArray[np.intp], scores: npt.NDArray[np.float32], k: int
+) -> list[tuple[int, float]]:
+    """The `k` best rows with their scores, best first (ties by row order)."""
     if len(rows) > k:
         keep = np.argpartition(-scores, k - 1)[:k]
         rows, scores = rows[keep], scores[keep]
     order = np.lexsort((rows, -scores))
-    return [int(r) for r in rows[order]]
+    return [(int(rows[i]), float(scores[i])) for i in order]
 
 
 def load_snapshot(folder: Path) -> Snapshot | None:
@@ -136,7 +161,8 @@ def load_snapshot(folder: Path) -> Snapshot | None:
     codes = {str(d): i for i, d in enumerate(pointer.get("docs", []))}
     live = doc_of_row >= 0
     return Snapshot(str(pointer["stamp"]), str(pointer["collection"]), ids, vectors, doc_of_row,
-                    codes, build, None if live.all() else live)  # fmt: skip
+                    codes, build, None if live.all() else live,
+                    vector_lists.load(build, len(ids)))  # fmt: skip
 
 
 def write_snapshot(folder: Path, source: VectorSource, stamp: str) -> int:
@@ -153,9 +179,24 @@ def write_snapshot(folder: Path, source: VectorSource, stamp: str) -> int:
     doc_of_row = np.fromiter((codes.setdefault(d, len(codes)) for d in docs), np.int32, len(docs))
     vectors = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
     build = f"build-{uuid.uuid4().hex[:12]}"
+    lists = None
+    if len(ids) >= vector_lists.LIST_MIN_ROWS:
+        vectors, ids, doc_of_row, lists = _listed(vectors, ids, doc_of_row)
     _write_build(folder / build, ids, vectors, doc_of_row)
+    if lists is not None:
+        vector_lists.save(folder / build, lists)
     _publish(folder, build, stamp, source.collection_name, list(codes))
     return len(ids)
+
+
+def _listed(
+    vectors: npt.NDArray[np.float32], ids: list[str], doc_of_row: npt.NDArray[np.int32]
+) -> tuple[npt.NDArray[np.float32], list[str], npt.NDArray[np.int32], Lists]:
+    """The copy's rows grouped by their nearest centroid, and the lists that say where."""
+    centroids = vector_lists.train(vectors, vector_lists.list_count(len(ids)))
+    order, offsets = vector_lists.grouped(vector_lists.assign(vectors, centroids), len(centroids))
+    lists = Lists(centroids, offsets)
+    return vectors[order], [ids[i] for i in order], doc_of_row[order], lists
 
 
 def _publish(folder: Path, build: str, stamp: str, collection: str, docs: list[str]) -> None:
