@@ -31,18 +31,21 @@ CHUNKS_PER_DOC = 87  # the scale library's mean
 
 
 class MatrixSource:
-    """VectorSource for write_snapshot: a matrix in pages, a document per 87 rows."""
+    """VectorSource for write_snapshot: a matrix in pages (ids and documents given, or made up:
+    a document per 87 rows)."""
 
     collection_name = "chunks"
 
-    def __init__(self, matrix: npt.NDArray[np.float32]) -> None:
+    def __init__(self, matrix: npt.NDArray[np.float32], ids: list[str] | None = None,
+                 docs: list[str] | None = None) -> None:  # fmt: skip
         self.matrix = matrix
+        self.ids = ids or [f"c{r}" for r in range(len(matrix))]
+        self.docs = docs or [f"d{r // CHUNKS_PER_DOC}" for r in range(len(matrix))]
 
     def export_vectors(self) -> Iterator[tuple[list[str], npt.NDArray[np.float32], list[str]]]:
         for lo in range(0, len(self.matrix), 20_000):
-            rows = range(lo, min(lo + 20_000, len(self.matrix)))
-            yield ([f"c{r}" for r in rows], self.matrix[lo : rows.stop],
-                   [f"d{r // CHUNKS_PER_DOC}" for r in rows])  # fmt: skip
+            hi = min(lo + 20_000, len(self.matrix))
+            yield self.ids[lo:hi], self.matrix[lo:hi], self.docs[lo:hi]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -88,13 +88,61 @@ def library(folder: Path, n_chunks: int, dim: int = 384) -> Path:
     return data
 
 
+def read_library(folder: Path, n_chunks: int) -> Path:
+    """`folder/read-<n>`: the parts a search reads, built directly — the catalog, the keyword
+    index and the vector copy (realistic vectors, bench/scale_vectors.py; listed past
+    LIST_MIN_ROWS) — with Chroma left empty. It measures what a user with `n_chunks` waits for
+    when searching; adding or removing documents there would measure an empty Chroma, so the
+    scale bench does not (a million chunks through Chroma's own inserts took hours here)."""
+    from bench.bench_vector_lists import MatrixSource
+    from bench.scale_vectors import sentence_vectors, synthetic_matrix
+    from desktop_rag.bootstrap import build_context
+    from desktop_rag.config.paths import resolve_paths
+    from desktop_rag.store.stamp import STAMP_NAME
+    from desktop_rag.store.switch_state import active_collection
+    from desktop_rag.store.vector_snapshot import read_stamp, write_snapshot
+
+    data = folder / f"read-{n_chunks}"
+    if (data / MARKER).exists():
+        return data
+    if data.exists():
+        raise SystemExit(f"{data} holds an unfinished build: remove it and run again")
+    ctx = build_context(str(data))
+    start = time.perf_counter()
+    ids: list[str] = []
+    docs: list[str] = []
+    for doc, chunks in synth_docs(n_chunks):
+        ctx.catalog.add_pending(doc, chunks)
+        ctx.catalog.finalize(doc.doc_id)
+        ids += [c.chunk_id for c in chunks]
+        docs += [doc.doc_id] * len(chunks)
+    catalog = time.perf_counter() - start
+    start = time.perf_counter()
+    ctx.sparse.warm()  # type: ignore[attr-defined]
+    keyword = time.perf_counter() - start
+    start = time.perf_counter()
+    paths = resolve_paths(str(data))
+    name = active_collection(paths.catalog_db)
+    source = MatrixSource(synthetic_matrix(sentence_vectors(folder), n_chunks, seed=n_chunks),
+                          ids, docs)  # fmt: skip
+    write_snapshot(paths.data_dir / "vector-snapshot" / name, source,  # type: ignore[arg-type]
+                   read_stamp(paths.chroma_dir / STAMP_NAME))  # fmt: skip
+    ctx.close()
+    info = {"chunks": n_chunks, "documents": len(set(docs)), "catalog_s": round(catalog, 1),
+            "keyword_first_build_s": round(keyword, 1),
+            "vector_copy_s": round(time.perf_counter() - start, 1), "chroma": "empty"}  # fmt: skip
+    (data / MARKER).write_text(json.dumps(info), encoding="utf-8")
+    return data
+
+
 def build_info(data: Path) -> dict[str, float]:
     return dict(json.loads((data / MARKER).read_text(encoding="utf-8")))
 
 
-if __name__ == "__main__":  # python -m bench.scale_library FOLDER N: builds one library
+if __name__ == "__main__":  # python -m bench.scale_library FOLDER N [--read-path]: builds one
     import logging
     import sys
 
     logging.basicConfig(level=logging.INFO)
-    print(library(Path(sys.argv[1]), int(sys.argv[2])))
+    build = read_library if sys.argv[3:] == ["--read-path"] else library
+    print(build(Path(sys.argv[1]), int(sys.argv[2])))

@@ -29,6 +29,7 @@ from desktop_rag.answering.calc_questions import needs_calculation
 from desktop_rag.answering.calc_support import unsupported
 from desktop_rag.answering.calculations import check_calculations
 from desktop_rag.answering.citations import CitationChecker
+from desktop_rag.answering.consistent import consistent
 from desktop_rag.answering.draft import CoreContext, Draft
 from desktop_rag.answering.ratio_worksheet import worksheet
 from desktop_rag.answering.stages import StageReporter, reporter_of
@@ -111,9 +112,9 @@ class CheckStep:
         self.gpu_offload = gpu_offload
 
     def run(self, draft: Draft) -> Answer:
-        checker, every, text = self.checker(), draft.every, draft.text
+        checker, every = self.checker(), draft.every
+        text, calculations = consistent(draft.text, worked_calculations(draft), draft.question)
         sentences = checker.check(text, every)
-        calculations = worked_calculations(draft)
         flagged = unsupported(sentences, calculations, every, named=named(draft.worked))
         return Answer(
             question=draft.question,

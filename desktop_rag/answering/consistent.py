@@ -1,0 +1,92 @@
+"""An answer says one thing. A small model sometimes writes a calculation and then that the
+documents do not hold the answer, or restates the question with a citation where the answer
+belongs ("The colour of the vector ... is [1]."). Shown as written, the first is a number and a
+refusal at once, and the second looks like an answer and is none.
+
+Measured on 53 answers of the default model kept from the 2026-12-05 evaluations, 5 wrote a
+calculation and then refused: all 5 calculations failed their check (an input in no source, a
+label that is not the question's, a stated result that is not the computed one). So:
+
+- a calculation that passed its check answers, and a refusal sentence beside it goes;
+- under a refusal, calculations that did not pass go with their lines: the answer is the refusal;
+- an answer to an open question that only restates it (its words are all the question's, give
+  or take a typo, and most of them; citations and stopwords left out) states nothing, and is
+  shown as the refusal it is. 2 of the same 53 answers did ("... is [1].", "... is [2, 3]."),
+  none of the others.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from desktop_rag.answering import prompts
+from desktop_rag.domain.computed import CheckedCalculation
+from desktop_rag.text.words import STOPWORDS, stem_words, words
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_CITATION = re.compile(r"\[\d+(?:\s*[,-–]\s*\d+)*\]")
+_CALCULATION = re.compile(r"^\s*\**calculation\**\s*:", re.IGNORECASE)
+_DENIALS = frozenset({"no", "not", "none", "never", "nor"})  # stopwords that answer
+_AUXILIARIES = frozenset({"is", "are", "was", "were", "am", "do", "does", "did", "has", "have",
+                          "had", "can", "could", "will", "would", "should", "shall", "may",
+                          "might", "must"})  # fmt: skip
+_RESTATED = 0.6  # of the question's content words an answer repeats to restate it
+
+
+def consistent(
+    text: str, calculations: Sequence[CheckedCalculation], question: str
+) -> tuple[str, tuple[CheckedCalculation, ...]]:
+    """The answer's text and calculations made to say one thing (see the module text)."""
+    kept = tuple(calculations)
+    if prompts.is_not_found(text) and kept:
+        if any(c.checked for c in kept):
+            return _without_refusals(text) or text, kept
+        lines = [line for line in text.splitlines() if not _CALCULATION.match(line)]
+        return "\n".join(lines).strip() or prompts.NOT_FOUND, ()
+    if not kept and not prompts.is_not_found(text) and states_nothing(text, question):
+        return prompts.NOT_FOUND, ()
+    return text, kept
+
+
+def _without_refusals(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        sentences = [s for s in _SENTENCE.split(line) if not prompts.is_not_found(s)]
+        lines.append(" ".join(sentences))
+    return "\n".join(line for line in lines if line.strip()).strip()
+
+
+def states_nothing(text: str, question: str) -> bool:
+    """Whether `text` restates an open question and adds nothing: its content words, citations
+    left out, are all the question's (the stem, or the word with one letter more, less or
+    changed: "labeled" for "labled") and cover most of them. A question that can be answered by
+    restating it ("Does the report cover Spain?", "Is it higher or lower?") never is."""
+    asked = [w for w in words(question) if w not in STOPWORDS]
+    said = [w for w in words(_CITATION.sub(" ", text)) if w not in STOPWORDS or w in _DENIALS]
+    if not said or not asked or _closed(question):
+        return False
+    asked_stems = stem_words(asked)
+    known = [stem in asked_stems or any(_one_edit(word, a) for a in asked)
+             for word, stem in zip(said, stem_words(said), strict=True)]  # fmt: skip
+    covered = len(set(stem_words(said)) & set(asked_stems)) / len(set(asked_stems))
+    return all(known) and covered >= _RESTATED
+
+
+def _closed(question: str) -> bool:
+    """A yes/no question (it opens with an auxiliary verb) or a choice ("... or ...")."""
+    found = words(question)
+    return bool(found) and (found[0] in _AUXILIARIES or "or" in found)
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """`a` and `b` differ by at most one inserted, removed or changed letter (words of five
+    letters or more: shorter ones differ in meaning too easily)."""
+    if min(len(a), len(b)) < 5 or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
