@@ -29,6 +29,13 @@ from tests.test_store_catalog import chunks, doc
         ("How many pages contain tables?", set(), False),
         ("What page count does the report have in 2019?", set(), False),
         ("Pages 1-900 are a range too long to mean pages.", {1, 900}, False),
+        # the same page asked in other words (mmlb-0429 said "on page fourteen")
+        ("What is the fax number on page fourteen?", {14}, False),
+        ("What is the fax number on the fourteenth page?", {14}, False),
+        ("What is the fax number on the 14th page?", {14}, False),
+        ("Which fax number is given on page number 14?", {14}, False),
+        ("On the twenty-first page, which table is shown?", {21}, False),
+        ("Give a one page summary of the first quarter.", set(), False),
     ],
 )
 def test_page_references(question: str, numbers: set[int], last: bool) -> None:

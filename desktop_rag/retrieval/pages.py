@@ -1,22 +1,23 @@
 """Page references in a question: "on page 14", "pages 15 and 16", "the first page", "page two",
-"the last page". A search within chosen documents gives the passages of the pages named a bonus,
-as a reader who asks about page 14 expects page 14 first."""
+"page fourteen", "the 14th page", "the twenty-first page", "the last page". A search within
+chosen documents gives the passages of the pages named a bonus, as a reader who asks about
+page 14 expects page 14 first."""
 
 from __future__ import annotations
 
 import re
 
 from desktop_rag.domain import PageRefs
+from desktop_rag.text.number_words import ORDINAL_PATTERN, PATTERN, word_number
 
-_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-          "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
-             "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}  # fmt: skip
 _NUMBERED = re.compile(
-    r"\b(?:pages?|pp?\.)\s*\(?\s*(\d{1,5}(?:\s*(?:,|and|&|to|-|–)\s*\d{1,5})*)", re.IGNORECASE
+    r"\b(?:pages?(?:\s+(?:number|no\.?))?|pp?\.)\s*\(?\s*"
+    r"(\d{1,5}(?:\s*(?:,|and|&|to|-|–)\s*\d{1,5})*)",
+    re.IGNORECASE,
 )
-_SPELLED = re.compile(rf"\bpage\s+({'|'.join(_WORDS)})\b", re.IGNORECASE)
-_ORDINAL = re.compile(rf"\b({'|'.join(_ORDINALS)}|last|final)\s+page\b", re.IGNORECASE)
+_SPELLED = re.compile(rf"\bpages?\s+(?:number\s+)?({PATTERN})\b", re.IGNORECASE)
+_ORDINAL = re.compile(rf"\b({ORDINAL_PATTERN}|\d{{1,5}}(?:st|nd|rd|th)|last|final)\s+page\b",
+                      re.IGNORECASE)  # fmt: skip
 _RANGE = re.compile(r"(\d{1,5})\s*(?:to|-|–)\s*(\d{1,5})")
 MAX_RANGE = 20
 
@@ -25,9 +26,12 @@ def page_references(question: str) -> PageRefs:
     numbers: set[int] = set()
     for match in _NUMBERED.finditer(question):
         numbers |= _numbers(match.group(1))
-    numbers |= {_WORDS[m.group(1).lower()] for m in _SPELLED.finditer(question)}
+    for match in _SPELLED.finditer(question):
+        numbers.add(word_number(match.group(1)) or 0)
     ordinals = [m.group(1).lower() for m in _ORDINAL.finditer(question)]
-    numbers |= {_ORDINALS[o] for o in ordinals if o in _ORDINALS}
+    for ordinal in ordinals:
+        digits = re.match(r"\d+", ordinal)
+        numbers.add(int(digits.group()) if digits else (word_number(ordinal) or 0))
     last = any(o in ("last", "final") for o in ordinals)
     return PageRefs(frozenset(n for n in numbers if n > 0), last)
 
