@@ -1,7 +1,8 @@
 """Large libraries: what a user with 100,000 to 1,000,000 chunks waits for, and how much memory
 and disk it takes.
 
-    python -m bench.run scale [--scale-sizes 100000,300000,1000000] [--scale-dir DIR]
+    python -m bench.run scale [--scale-sizes 100000,300000] [--scale-read-sizes 1000000]
+        [--scale-dir DIR]
         [--scale-runs 3] [--scale-queries 100] [--scale-sync-files 10000] [--scale-skip-edit]
         [--scale-skip-gui]
 
@@ -15,6 +16,11 @@ and ready (offscreen, bench_cold.app_start; --scale-skip-gui leaves it out), the
 chunk, and the time to add one 50-page PDF (the first 50 pages of a 10-K, table pass included)
 and to remove it again, against the same PDF added to an empty library. Once: a sync of an
 unchanged followed folder of --scale-sync-files Markdown files (bench_sync's notes).
+
+--scale-read-sizes builds `read-<chunks>` instead: the catalog, keyword index and vector copy
+written directly, with realistic vectors (bench/scale_vectors.py), and Chroma left empty. A
+million chunks through Chroma's own inserts would take hours on 2 cores (177 chunks/s at
+300,000 and slowing), so at that size only what a search reads is measured; no add/remove.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.bench_cold import CLI, MMLB, SEARCH, median_wall
-from bench.scale_library import build_info, library
+from bench.scale_library import build_info, library, read_library
 
 REPORT = "3M_2018_10K.pdf"  # 10-K: the first 50 pages are the PDF added
 
@@ -41,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--scale-sizes", default="100000,300000")
     group.add_argument("--scale-dir", default=str(Path.home() / ".cache" / "desktop-rag" / "scale"),
                        help="where the libraries are built once and kept")
+    group.add_argument("--scale-read-sizes", default="",
+                       help="sizes built as read-path libraries (scale_library.read_library): "
+                       "catalog, keyword index and vector copy, Chroma empty; no add/remove")
     group.add_argument("--scale-runs", type=int, default=3, help="new processes per size")
     group.add_argument("--scale-queries", type=int, default=100, help="queries per scope")
     group.add_argument("--scale-sync-files", type=int, default=10_000, help="0: no sync figure")
@@ -58,8 +67,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if not args.scale_skip_edit:
         with tempfile.TemporaryDirectory(dir=folder) as tmp:
             result["empty_library"] = add_remove(Path(tmp) / "lib", pdf)
-    for n in sizes:
-        data = library(folder, n)
+    read_sizes = [int(s) for s in args.scale_read_sizes.split(",") if s.strip()]
+    for n, read_path in [(n, False) for n in sizes] + [(n, True) for n in read_sizes]:
+        data = read_library(folder, n) if read_path else library(folder, n)
         out: dict[str, Any] = {"build": build_info(data)}
         out.update(ready_and_warm(data, runs, 20 if args.quick else args.scale_queries))
         out["cold_cli_search_s"] = median_wall([CLI, "--data-dir", str(data), "search", SEARCH],
@@ -67,9 +77,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if not args.scale_skip_gui:
             out["gui"] = gui_start(data, runs)
         out["disk"] = disk(data, n)
-        if not args.scale_skip_edit:
+        if not args.scale_skip_edit and not read_path:
             out.update(add_remove(data, pdf))
-        result[f"{n}_chunks"] = out
+        result[f"{n}_chunks{'_read_path' if read_path else ''}"] = out
     if args.scale_sync_files:
         result["sync"] = sync_unchanged(folder, 200 if args.quick else args.scale_sync_files)
     result["load_average_at_end"] = round(os.getloadavg()[0], 1)

@@ -86,6 +86,18 @@ def test_targets_keep_the_thing_and_its_condition() -> None:
     assert exhibit.mode is Mode.MENTIONS and exhibit.identifiers == ("P-10",)
 
 
+def test_a_second_sentence_is_an_instruction_not_part_of_the_thing_counted() -> None:
+    """mmlb-0485 counted "waveform figures contained for 272318? List the page numbers in the
+    list format in ascending order"; with or without the instruction, the target is the same."""
+    bare = parse("How many waveform figures are in the guidebook?")
+    asked_ = "How many waveform figures are in the guidebook"
+    for asked in (f"{asked_}? List the page numbers.", f"{asked_}?Please answer as an integer.",
+                  f"{asked_}. Give the pages too."):  # fmt: skip
+        target = parse(asked)
+        assert (target.noun, target.head, target.condition) == (bare.noun, bare.head, ())
+    assert parse("How many times is P. Smith mentioned?").phrase == "P. Smith"
+
+
 def _chunk(text: str, n: int = 0) -> Chunk:
     return Chunk(f"c{n}", "d", "/x.pdf", "X", DocKind.PDF, text, n, (1,), (0, len(text)))
 

@@ -64,6 +64,7 @@ _BREAK = re.compile(
     _I,
 )
 
+_SENTENCE_END = re.compile(r"[?!]|(?<=[a-z]{2})\.(?=\s+[A-Z\"“])")  # not "P. Smith"
 _AUXILIARY = re.compile(r"\b(?:are|were|is|was|be|been|being|have been|has been|got)\b", _I)
 _TRAILING = re.compile(
     r"(?:\s+(?:are|were|is|was|been|there|recorded|listed|mentioned|reported|logged|noted|"
@@ -110,7 +111,7 @@ def _mentions(question: str) -> Target | None:
     for pattern in _MENTIONS:
         found = pattern.search(question)
         if found:
-            phrase = _clean(found.group(1)).strip("\"“”' ")
+            phrase = _clean(_SENTENCE_END.split(found.group(1), maxsplit=1)[0]).strip("\"“”' ")
             quoted = _QUOTED.search(phrase)
             phrase = quoted.group(1) if quoted else phrase
             ids = tuple(_IDENTIFIER.findall(phrase))
@@ -120,10 +121,13 @@ def _mentions(question: str) -> Target | None:
 
 
 def _object(question: str) -> tuple[Mode, str]:
+    """The words after the question's list or count verb, up to the end of their sentence: a
+    second sentence is an instruction ("List the page numbers in ascending order"), not part
+    of the thing counted."""
     for mode, pattern in _OBJECT:
         found = pattern.search(question)
         if found:
-            return Mode(mode), found.group(1)
+            return Mode(mode), _SENTENCE_END.split(found.group(1), maxsplit=1)[0]
     return Mode.LIST, question
 
 
