@@ -60,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     folder = Path(args.scale_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    sizes = [3_000] if args.quick else [int(s) for s in args.scale_sizes.split(",")]
+    sizes = [3_000] if args.quick else [int(s) for s in args.scale_sizes.split(",") if s.strip()]
     runs = 2 if args.quick else args.scale_runs
     result: dict[str, Any] = {"load_average_at_start": round(os.getloadavg()[0], 1)}
     pdf = fifty_pages(folder)

@@ -54,9 +54,25 @@ def main(data: str, n_queries: int) -> dict[str, object]:
         for stage in ("embed_ms", "dense_ms", "bm25_ms", "lookup_ms"):
             out[f"{name}_{stage[:-3]}_p50_ms"] = timings.get(stage, {}).get("p50")
     out["rss_after_queries_mb"] = proc.memory_info().rss / 2**20
+    out.update(_rss_kinds())
     out["keyword_chunks_indexed_total"] = getattr(ctx.sparse, "indexed_chunks", None)
     ctx.close()
     return out
+
+
+def _rss_kinds() -> dict[str, float]:
+    """Resident memory by kind (Linux): anonymous (the process's own) and file pages (mapped
+    files: the vector copy, the keyword index, libraries), which the kernel can drop and read
+    back."""
+    kinds: dict[str, float] = {}
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(("RssAnon:", "RssFile:")):
+                    kinds[f"rss_{line[3:7].lower()}_after_queries_mb"] = int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return kinds
 
 
 if __name__ == "__main__":
