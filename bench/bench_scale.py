@@ -50,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--scale-read-sizes", default="",
                        help="sizes built as read-path libraries (scale_library.read_library): "
                        "catalog, keyword index and vector copy, Chroma empty; no add/remove")
+    group.add_argument("--scale-server", action="store_true",
+                       help="also serve each library's Chroma folder with `chroma run` and "
+                       "measure the app in server mode ([store] mode = \"server\")")
     group.add_argument("--scale-runs", type=int, default=3, help="new processes per size")
     group.add_argument("--scale-queries", type=int, default=100, help="queries per scope")
     group.add_argument("--scale-sync-files", type=int, default=10_000, help="0: no sync figure")
@@ -79,6 +82,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         out["disk"] = disk(data, n)
         if not args.scale_skip_edit and not read_path:
             out.update(add_remove(data, pdf))
+        if args.scale_server and not read_path:
+            out["server"] = server_mode(data, runs, 20 if args.quick else args.scale_queries)
         result[f"{n}_chunks{'_read_path' if read_path else ''}"] = out
     if args.scale_sync_files:
         result["sync"] = sync_unchanged(folder, 200 if args.quick else args.scale_sync_files)
@@ -95,6 +100,31 @@ def ready_and_warm(data: Path, runs: int, queries: int) -> dict[str, Any]:
                              capture_output=True, text=True, env=env, check=True)  # fmt: skip
         found.append(json.loads(out.stdout.strip().splitlines()[-1]))
     return {key: round(statistics.median(float(f[key] or 0) for f in found), 3) for key in found[0]}
+
+
+def server_mode(data: Path, runs: int, queries: int) -> dict[str, Any]:
+    """The same library with its vectors served by a Chroma server (`chroma run` on its own
+    Chroma folder, started now): ready and warm searches in new processes, and a cold `search`.
+    The vector copy is not used in server mode: every dense search is a request."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from server_procs import chroma_server
+
+    settings = data / "config" / "settings.toml"
+    kept = settings.read_text(encoding="utf-8") if settings.exists() else None
+    try:
+        with chroma_server(data / "data" / "chroma", data / "chroma-server.log") as port:
+            settings.parent.mkdir(parents=True, exist_ok=True)
+            settings.write_text(f'[store]\nmode = "server"\nhost = "127.0.0.1"\nport = {port}\n'
+                                'database = "default_database"\n', encoding="utf-8")  # fmt: skip
+            out = ready_and_warm(data, runs, queries)
+            out["cold_cli_search_s"] = median_wall([CLI, "--data-dir", str(data), "search",
+                                                    SEARCH], runs)  # fmt: skip
+            return out
+    finally:
+        if kept is None:
+            settings.unlink(missing_ok=True)
+        else:
+            settings.write_text(kept, encoding="utf-8")
 
 
 def gui_start(data: Path, runs: int) -> dict[str, Any]:
