@@ -16,8 +16,8 @@ import pytest
 from desktop_rag.config.paths import AppPaths, resolve_paths
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.store import vector_lists
+from desktop_rag.store.vector_copy import _publish, load_snapshot, write_snapshot
 from desktop_rag.store.vector_journal import Journal, applied_build
-from desktop_rag.store.vector_snapshot import _publish, load_snapshot, write_snapshot
 from tests import test_vector_snapshot as copy_tests
 
 

@@ -33,7 +33,7 @@ from desktop_rag.store.vector_lists import Lists, regrouped
 from desktop_rag.store.vector_lists import save as save_lists
 
 if TYPE_CHECKING:
-    from desktop_rag.store.vector_snapshot import Snapshot
+    from desktop_rag.store.vector_copy import Snapshot
 
 _BLOCK = 65_536  # rows copied at a time from the old copy
 MAX_ROWS = 50_000  # vectors a journal holds in memory (75 MiB at 384 dims); past it, Chroma
