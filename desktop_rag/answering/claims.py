@@ -84,11 +84,21 @@ class Claim:
         print but answers write."""
         years = [n for n in self.numbers if _YEAR.fullmatch(n)]
         fiscal = {f"fy{y}" for y in years} | {f"fy{y[2:]}" for y in years}
-        return frozenset(stem(w) for w in self.tokens) | self.numbers | fiscal
+        months = {stem(name) for n in _numeric_months(self.text) for name in _MONTH_NAMES[n]}
+        return frozenset(stem(w) for w in self.tokens) | self.numbers | fiscal | months
+
+    @cached_property
+    def offered_numbers(self) -> frozenset[str]:
+        """The numbers a source offers: its own, and the number of each month it names ("5
+        January 2022" offers 1, as "01/05/2022" would state it)."""
+        named = {str(_MONTH_NUMBER[w]) for w in self.tokens if w in _MONTH_NUMBER}
+        return self.numbers | named
 
     @cached_property
     def numbers(self) -> frozenset[str]:
-        found = {normal_number(m.group(0)) for m in _NUMBER.finditer(strip_list_mark(self.text))}
+        text = strip_list_mark(self.text)
+        dates = _NUMERIC_DATE.sub(" ", text)
+        found = {normal_number(m.group(0)) for m in _NUMBER.finditer(dates)} | _date_parts(text)
         return frozenset(found | {_NUMBER_WORDS[w] for w in self.tokens if w in _NUMBER_WORDS})
 
     @cached_property
@@ -114,7 +124,7 @@ class Claim:
     def conflicts(self, source: Claim) -> str | None:
         """Why `source` cannot support this sentence, or None: a number or a name it lacks, or
         a negation one of them has and the other does not."""
-        missing = sorted(self.numbers - source.numbers)
+        missing = sorted(self.numbers - source.offered_numbers)
         if missing:
             return f"number {missing[0]} is not in the source"
         absent = sorted(self.names - source.vocabulary - source.subject_names)
@@ -126,6 +136,28 @@ class Claim:
 
 
 _YEAR = re.compile(r"(?:19|20)[0-9]{2}")
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december"]  # fmt: skip
+_MONTH_NAMES = {i + 1: (m, m[:3]) for i, m in enumerate(_MONTHS)}
+_MONTH_NUMBER = {name: n for n, names in _MONTH_NAMES.items() for name in names} | {"sept": 9}
+_MONTH_NUMBER.pop("may")  # also a verb; "May" as a month is matched through the source's dates
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})\b|"
+                           r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")  # fmt: skip
+
+
+def _numeric_months(text: str) -> set[int]:
+    """The months a date written in numbers may name: "01/05/2022" is 1 or 5 (month first or
+    day first), "2022-05-01" is 5. A date in other words is still the same date."""
+    found: set[int] = set()
+    for match in _NUMERIC_DATE.finditer(text):
+        day_or_month = match.groups()[:2] if match.group(1) else match.groups()[4:5]
+        found |= {int(g) for g in day_or_month if 1 <= int(g) <= 12}
+    return found
+
+
+def _date_parts(text: str) -> set[str]:
+    """The day, month and year of each date written in numbers ("01.05.2022" is no decimal)."""
+    return {normal_number(g) for m in _NUMERIC_DATE.finditer(text) for g in m.groups() if g}
 
 
 def _names(text: str) -> Iterator[str]:
