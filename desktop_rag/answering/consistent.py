@@ -11,8 +11,8 @@ label that is not the question's, a stated result that is not the computed one).
 - under a refusal, calculations that did not pass go with their lines: the answer is the refusal;
 - an answer to an open question that only restates it (its words are all the question's, give
   or take a typo, and most of them; citations and stopwords left out) states nothing, and is
-  shown as the refusal it is. 2 of the same 53 answers did ("... is [1].", "... is [2, 3]."),
-  none of the others.
+  shown as the refusal it is; so is an answer of citations alone ("[1]"). 3 of 54 answers kept
+  from the day's evaluations restated ("... is [1].", "... is [2, 3]."), none of the others.
 """
 
 from __future__ import annotations
@@ -58,10 +58,13 @@ def _without_refusals(text: str) -> str:
 
 
 def states_nothing(text: str, question: str) -> bool:
-    """Whether `text` restates an open question and adds nothing: its content words, citations
-    left out, are all the question's (the stem, or the word with one letter more, less or
-    changed: "labeled" for "labled") and cover most of them. A question that can be answered by
-    restating it ("Does the report cover Spain?", "Is it higher or lower?") never is."""
+    """Whether `text` is citations alone, or restates an open question and adds nothing: its
+    content words, citations left out, are all the question's (the stem, or the word with one
+    letter more, less or changed: "labeled" for "labled") and cover most of them. A question
+    that can be answered by restating it ("Does the report cover Spain?", "Is it higher or
+    lower?") never is, unless the answer is citations alone."""
+    if _CITATION.search(text) and not words(_CITATION.sub(" ", text)):
+        return True  # citations alone ("[1]"): pointing at a source is no answer
     asked = [w for w in words(question) if w not in STOPWORDS]
     said = [w for w in words(_CITATION.sub(" ", text)) if w not in STOPWORDS or w in _DENIALS]
     if not said or not asked or _closed(question):
