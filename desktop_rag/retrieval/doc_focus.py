@@ -3,27 +3,28 @@
 Profiles are built once per catalog generation (every committed write changes it, in any
 process), so a search pays for them only after the library changed: reading the first chunks of
 every document is a few milliseconds a document, a dictionary lookup afterwards. They are kept on
-disk too (`profiles_file`), with the generation and the documents they were built from, so a new
-process (a cold `search` on a library of 740 documents: 1.1 s) reads them instead.
+disk too (`profiles_file`, as an inverted index: retrieval/doc_index.py), with the generation and
+the documents they were built from, so a new process (a cold `search` on a library of 740
+documents: 1.1 s) reads them instead.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from desktop_rag.domain import Chunk, DocFocus, DocScope, DocStatus, Document
+from desktop_rag.retrieval import doc_index
+from desktop_rag.retrieval.doc_index import MatchIndex, index_of
 from desktop_rag.retrieval.doc_match import DocMatcher, DocProfile, profile_of
 
 COVER_PAGES = 2  # a cover, a title page: where a document says what it is
 COVER_CHARS = 2500
 COVER_CHUNKS = 8
-PROFILES_VERSION = 1
+PROFILES_VERSION = 2  # 2: kept as an inverted index (retrieval/doc_index.py)
 
 
 class ProfileSource(Protocol):
@@ -69,19 +70,19 @@ class FocusFinder:
         generation = self.source.generation()
         with self._lock:
             if self._built is None or self._built[0] != generation:
-                self._built = (generation, DocMatcher(self._profiles(generation)))
+                self._built = (generation, DocMatcher(index=self._index(generation)))
             return self._built[1]
 
-    def _profiles(self, generation: int) -> list[DocProfile]:
+    def _index(self, generation: int) -> MatchIndex:
         docs = self.source.documents(DocStatus.INDEXED)
         stamp = {"version": PROFILES_VERSION, "generation": generation, "documents": _digest(docs)}
-        kept = read_profiles(self.profiles_file, stamp) if self.profiles_file else None
+        kept = doc_index.load(self.profiles_file, stamp) if self.profiles_file else None
         if kept is not None:
             return kept
-        profiles = [document_profile(self.source, d) for d in docs]
+        index = index_of([document_profile(self.source, d) for d in docs])
         if self.profiles_file is not None:
-            write_profiles(self.profiles_file, stamp, profiles)
-        return profiles
+            doc_index.save(self.profiles_file, stamp, index)
+        return index
 
     def focus(self, question: str, scope: DocScope) -> DocFocus | None:
         """The named documents within `scope`; None for a scope of one document or none named."""
@@ -89,11 +90,7 @@ class FocusFinder:
         if allowed is not None and len(allowed) <= 1:
             return None
         matcher = self.matcher()
-        kept = (
-            None
-            if scope.whole_library
-            else [p.doc_id for p in matcher.profiles if scope.allows(p.doc_id)]
-        )
+        kept = None if scope.whole_library else [d for d in matcher.doc_ids if scope.allows(d)]
         return matcher.focus(question, kept)
 
 
@@ -103,33 +100,3 @@ def _digest(docs: Sequence[Document]) -> str:
     for d in sorted(docs, key=lambda d: d.doc_id):
         h.update("\x00".join((d.doc_id, d.sha256, d.path, d.title, d.stated_title or "")).encode())
     return h.hexdigest()
-
-
-def read_profiles(path: Path, stamp: dict[str, Any]) -> list[DocProfile] | None:
-    """The kept profiles when they were built from exactly these documents; else None."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("stamp") != stamp:
-            return None
-        return [_profile(row) for row in data["profiles"]]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # missing, damaged or of another version: built again
-
-
-def _profile(row: dict[str, Any]) -> DocProfile:
-    return DocProfile(str(row["doc_id"]), str(row["title"]), frozenset(row["names"]),
-                      frozenset(row["cover"]), frozenset(row["years"]))  # fmt: skip
-
-
-def write_profiles(path: Path, stamp: dict[str, Any], profiles: Sequence[DocProfile]) -> None:
-    """Written whole to a temporary file, then moved into place: a reader sees one or the other.
-    A folder that cannot be written only costs the next process the build."""
-    rows = [{"doc_id": p.doc_id, "title": p.title, "names": sorted(p.names),
-             "cover": sorted(p.cover), "years": sorted(p.years)} for p in profiles]  # fmt: skip
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps({"stamp": stamp, "profiles": rows}), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        tmp.unlink(missing_ok=True)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from desktop_rag.domain import DocFocus
+from desktop_rag.retrieval.doc_index import MatchIndex, index_of
 from desktop_rag.text.words import STOPWORDS, words
 
 # Words that say what kind of document a file is, not which one: they name no document.
@@ -109,67 +109,85 @@ def _one_slip(word: str, other: str) -> bool:
     return j == i + 1 and word[i] == other[j] and word[j] == other[i]
 
 
-class DocMatcher:
-    """Scores documents by the rare words a question shares with their names and covers."""
+@dataclass(frozen=True, slots=True)
+class DocRef:
+    """A ranked document: its id and title."""
 
-    def __init__(self, profiles: Sequence[DocProfile]) -> None:
-        self.profiles = list(profiles)
-        counts: Counter[str] = Counter()
-        for p in self.profiles:
-            counts.update(p.names | p.cover)
-        scale = math.log(1 + len(self.profiles)) or 1.0
-        self._idf = {w: math.log((1 + len(self.profiles)) / n) / scale for w, n in counts.items()}
-        self._names = {w for p in self.profiles for w in p.names}
+    doc_id: str
+    title: str
+
+
+class DocMatcher:
+    """Scores documents by the rare words a question shares with their names and covers, over
+    an inverted index of the profiles (retrieval/doc_index.py)."""
+
+    def __init__(
+        self, profiles: Sequence[DocProfile] = (), index: MatchIndex | None = None
+    ) -> None:
+        self.index = index if index is not None else index_of(profiles)
+        self._scale = math.log(1 + len(self.index.doc_ids)) or 1.0
+        self._names: list[str] | None = None
+
+    @property
+    def doc_ids(self) -> list[str]:
+        return self.index.doc_ids
 
     def idf(self, word: str) -> float:
-        return self._idf.get(word, 0.0)
+        """Rarity among the documents: 1 for a word only one document has (its names or cover)."""
+        found = len(self.index.postings(word)[0])
+        return math.log((1 + len(self.index.doc_ids)) / found) / self._scale if found else 0.0
 
     def spelled(self, term: str) -> str:
         """The library's name word a question's word misspells, else the word itself."""
-        if term in self._idf:
+        if term in self.index.position:
             return term
-        return next((n for n in sorted(self._names) if near(term, n)), term)
+        if self._names is None:
+            self._names = self.index.name_words()
+        return next((n for n in self._names if near(term, n)), term)
 
-    def score(
-        self, profile: DocProfile, terms: set[str], years: set[str], names: set[str]
-    ) -> tuple[float, list[str]]:
-        """The document's score and the words that earned it; 0 unless one of them is a name:
-        a word of its title or file name, or one the question writes as a name. Common words
-        its cover shares with the question ("answer", "format", "students") name nothing."""
-        total, matched = 0.0, []
+    def _scores(
+        self, terms: set[str], names: set[str], keep: set[str] | None
+    ) -> dict[int, tuple[float, list[str]]]:
+        """Each document a term reaches: its score from the terms, and the terms; only those
+        where a matched term is one of its names, or one the question writes as a name. Common
+        words its cover shares with the question ("answer", "format") name nothing."""
+        totals: dict[int, float] = {}
+        matched: dict[int, list[str]] = {}
+        named: set[int] = set()
         for term in terms:
-            gain = NAME_WEIGHT if term in profile.names else COVER_WEIGHT * (term in profile.cover)
-            if gain:
-                total += gain * self.idf(term)
-                matched.append(term)
-        if not any(t in profile.names or t in names for t in matched):
-            return 0.0, []
-        total += self._year_score(profile, years, matched)
-        return total, matched
+            docs, in_name = self.index.postings(term)
+            weight = self.idf(term)
+            for d, is_name in zip(docs.tolist(), in_name.tolist(), strict=True):
+                if keep is not None and self.index.doc_ids[d] not in keep:
+                    continue
+                gain = NAME_WEIGHT if is_name else COVER_WEIGHT
+                totals[d] = totals.get(d, 0.0) + gain * weight
+                matched.setdefault(d, []).append(term)
+                if is_name or term in names:
+                    named.add(d)
+        return {d: (totals[d], matched[d]) for d in named}
 
-    def _year_score(self, profile: DocProfile, years: set[str], matched: list[str]) -> float:
+    def _year_score(self, d: int, years: set[str], matched: list[str]) -> float:
         if not years or not matched:
             return 0.0
-        if years & profile.years:
-            matched.extend(sorted(years & profile.years))
+        if years & self.index.years[d]:
+            matched.extend(sorted(years & self.index.years[d]))
             return YEAR_BONUS
-        named_years = {y for y in profile.years if y in profile.names}
-        return -YEAR_PENALTY if named_years else 0.0
+        return -YEAR_PENALTY if self.index.named_years[d] else 0.0
 
     def ranked(
         self, question: str, allowed: Iterable[str] | None = None
-    ) -> list[tuple[float, DocProfile, list[str]]]:
+    ) -> list[tuple[float, DocRef, list[str]]]:
         """Every allowed document with a positive score, best first."""
         raw, years = question_terms(question)
         names = {self.spelled(t) for t in proper_words(question)}
         terms = {self.spelled(t) for t in raw}
         keep = None if allowed is None else set(allowed)
-        scored = [
-            (*self.score(p, terms, years, names), p)
-            for p in self.profiles
-            if keep is None or p.doc_id in keep
-        ]
-        ranked = [(s, p, m) for s, m, p in scored if s > 0]
+        ranked = []
+        for d, (total, matched) in self._scores(terms, names, keep).items():
+            total += self._year_score(d, years, matched)
+            if total > 0:
+                ranked.append((total, DocRef(self.index.doc_ids[d], self.index.titles[d]), matched))
         return sorted(ranked, key=lambda r: (-r[0], r[1].doc_id))
 
     def focus(self, question: str, allowed: Iterable[str] | None = None) -> DocFocus | None:
