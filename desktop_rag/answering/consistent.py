@@ -3,16 +3,17 @@ documents do not hold the answer, or restates the question with a citation where
 belongs ("The colour of the vector ... is [1]."). Shown as written, the first is a number and a
 refusal at once, and the second looks like an answer and is none.
 
-Measured on 53 answers of the default model kept from the 2026-12-05 evaluations, 5 wrote a
-calculation and then refused: all 5 calculations failed their check (an input in no source, a
-label that is not the question's, a stated result that is not the computed one). So:
+Of the distinct answers the default model gave in the 2026-12-05 evaluations (88 records), 4
+wrote a calculation and then refused, and all 4 calculations had failed their check (an input in
+no source, a label that is not the question's, a stated result that is not the computed one);
+3 restated the question. So:
 
 - a calculation that passed its check answers, and a refusal sentence beside it goes;
 - under a refusal, calculations that did not pass go with their lines: the answer is the refusal;
 - an answer to an open question that only restates it (its words are all the question's, give
   or take a typo, and most of them; citations and stopwords left out) states nothing, and is
-  shown as the refusal it is; so is an answer of citations alone ("[1]"). 3 of 54 answers kept
-  from the day's evaluations restated ("... is [1].", "... is [2, 3]."), none of the others.
+  shown as the refusal it is; so is an answer of citations alone ("[1]"). On those 88 records
+  the rules change these 7 answers and no other.
 """
 
 from __future__ import annotations
