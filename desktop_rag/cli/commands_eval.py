@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.cli import commands_eval_decisions, commands_eval_routes
-from desktop_rag.cli.eval_split import add_split
+from desktop_rag.cli.eval_split import REPHRASINGS, add_split
 from desktop_rag.cli.output import emit_json, emit_report, jsonl_records, open_services, say
 from desktop_rag.domain.progress import ProgressEvent
 from desktop_rag.evaluation import Evaluations
@@ -69,7 +69,7 @@ def _register_answers(kinds: Any) -> None:
     )  # fmt: skip
     add_split(answers)
     answers.add_argument(
-        "--rephrased", nargs="?", const="bench/data/rephrasings.jsonl", metavar="FILE",
+        "--rephrased", nargs="?", const=REPHRASINGS, metavar="FILE",
         help="ask only questions that have rewordings, each with them (default file "
         "bench/data/rephrasings.jsonl); report originals and rewordings side by side",
     )  # fmt: skip

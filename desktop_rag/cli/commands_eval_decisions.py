@@ -8,10 +8,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.cli.eval_split import add_split
+from desktop_rag.cli.eval_split import REPHRASINGS, add_split
 from desktop_rag.cli.output import emit_json, say
 
-DEFAULT = "bench/data/rephrasings.jsonl"
+DEFAULT = REPHRASINGS
 COLUMNS = ("route_same", "calculation_same", "shape_same", "worksheet_same")
 
 
@@ -21,7 +21,8 @@ def register(kinds: Any) -> None:  # argparse's _SubParsersAction is private
         "(no model): how often a rewording changes them",
     )  # fmt: skip
     parser.add_argument("rephrasings", nargs="?", default=DEFAULT, metavar="REPHRASINGS_JSONL",
-                        help=f"rewordings with their originals (default {DEFAULT})")
+                        help="rewordings with their originals (default the checkout's "
+                        "bench/data/rephrasings.jsonl)")
     add_split(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--changed", action="store_true", help="list every changed decision")

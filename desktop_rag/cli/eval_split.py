@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from desktop_rag.evaluation.splits import SPLITS
+
+# The rephrasing set lives in the checkout's bench/data, not in the package: found from here,
+# whatever the current folder ("bench/data/..." only worked from the checkout's root).
+REPHRASINGS = str(Path(__file__).resolve().parents[2] / "bench" / "data" / "rephrasings.jsonl")
 
 
 def add_split(parser: argparse.ArgumentParser) -> None:
