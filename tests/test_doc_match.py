@@ -187,3 +187,21 @@ def test_a_new_process_reads_the_kept_profiles_and_a_changed_library_builds_them
     kept.write_text("{not json", encoding="utf-8")  # damaged: built again, never an error
     damaged = doc_focus.FocusFinder(fake_context.catalog, kept)
     assert damaged.focus("What was Initech's revenue in 2021?", EVERYWHERE) is not None
+
+
+def test_the_kept_index_needs_both_its_files_and_an_empty_library_has_one(tmp_path: Path) -> None:
+    from desktop_rag.retrieval import doc_index
+
+    stamp = {"version": 2, "generation": 1, "documents": "x"}
+    profiles = [profile_of("d1", "Nike 2021", ["NIKE_2021_10K"], "Nike annual report 2021")]
+    kept = tmp_path / "doc-profiles.json"
+    doc_index.save(kept, stamp, doc_index.index_of(profiles))
+    loaded = doc_index.load(kept, stamp)
+    assert loaded is not None and loaded.doc_ids == ["d1"]
+    assert DocMatcher(index=loaded).ranked("Nike revenue 2021")[0][1].doc_id == "d1"
+    assert doc_index.load(kept, {**stamp, "generation": 2}) is None  # another library state
+    kept.with_name(kept.name + ".npz").unlink()
+    assert doc_index.load(kept, stamp) is None  # postings gone: built again
+    doc_index.save(kept, stamp, doc_index.index_of([]))
+    empty = doc_index.load(kept, stamp)
+    assert empty is not None and DocMatcher(index=empty).focus("Nike revenue 2021") is None
