@@ -15,7 +15,7 @@ import pytest
 
 from desktop_rag.config.paths import AppPaths, resolve_paths
 from desktop_rag.domain import EVERYWHERE, DocScope
-from desktop_rag.store import vector_lists
+from desktop_rag.store import vector_lists, vector_tail
 from desktop_rag.store.vector_copy import _publish, load_snapshot, write_snapshot
 from desktop_rag.store.vector_journal import Journal, applied_build
 from tests import test_vector_snapshot as copy_tests
@@ -116,3 +116,38 @@ def test_a_damaged_lists_file_is_ignored(tmp_path: Path, monkeypatch: pytest.Mon
     again = load_snapshot(tmp_path)
     assert again is not None and again.lists is None and len(again.query(
         clustered(1, 5)[0], 10, EVERYWHERE)) == 10  # fmt: skip
+
+
+def test_rows_added_go_to_a_tail_until_it_is_written_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listed_copy(tmp_path, 4_000, monkeypatch)
+    monkeypatch.setattr(vector_tail, "MIN_TAIL", 50)
+    monkeypatch.setattr(vector_tail, "MAX_TAIL", 0.0)
+    old = load_snapshot(tmp_path)
+    assert old is not None and old.build is not None and vector_tail.fits(old, 30)
+    inode = (old.build / "vectors.npy").stat().st_ino
+    fresh = clustered(60, 3)
+    journal = Journal("s1")
+    journal.upsert([f"new{i}" for i in range(30)], fresh[:30], ["d999"] * 30)
+    journal.delete([f"c{i}" for i in range(10)])
+    build, docs, rows = vector_tail.appended_build(tmp_path, old, journal)
+    _publish(tmp_path, build, "s2", "chunks", docs)
+    snap = load_snapshot(tmp_path)
+    assert snap is not None and snap.build is not None and (snap.build / vector_tail.TAIL).exists()
+    assert (snap.build / "vectors.npy").stat().st_ino == inode  # the base is not written again
+    assert rows == snap.size() == 4_000 - 10 + 30
+    for i in range(30):  # the tail is searched
+        assert snap.query(fresh[i], 1, EVERYWHERE)[0][0] == f"new{i}"
+    assert not {f"c{i}" for i in range(10)} & {c for c, _ in snap.query(fresh[0], 4_000,
+                                                                        EVERYWHERE)}  # fmt: skip
+    assert not vector_tail.fits(snap, 30)  # 60 rows would pass the tail's limit: one file again
+    more = Journal("s2")
+    more.upsert([f"new{i}" for i in range(30, 60)], fresh[30:], ["d999"] * 30)
+    build, docs, rows = applied_build(tmp_path, snap, more)
+    _publish(tmp_path, build, "s3", "chunks", docs)
+    whole = load_snapshot(tmp_path)
+    assert whole is not None and whole.build is not None and whole.lists is not None
+    assert not (whole.build / vector_tail.TAIL).exists() and int(whole.lists.offsets[-1]) == rows
+    assert whole.live_ids() == snap.live_ids() | {f"new{i}" for i in range(30, 60)}
+    assert all(whole.query(fresh[i], 1, EVERYWHERE)[0][0] == f"new{i}" for i in range(60))

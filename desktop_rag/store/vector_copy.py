@@ -23,6 +23,9 @@ from desktop_rag.domain.protocols import Vector
 from desktop_rag.store import vector_lists
 from desktop_rag.store.scope_rows import allowed_rows
 from desktop_rag.store.vector_lists import Lists
+from desktop_rag.store.vector_tail import TAIL, Stacked
+
+Matrix = npt.NDArray[np.float32] | Stacked
 
 POINTER = "current.json"
 FORMAT = 1
@@ -64,7 +67,7 @@ class Snapshot:
     stamp: str
     collection: str
     ids: list[str]
-    vectors: npt.NDArray[np.float32]
+    vectors: Matrix  # the base rows, then the tail's (store/vector_tail.py)
     doc_of_row: npt.NDArray[np.int32]  # -1: a row removed since the vectors were written
     doc_codes: dict[str, int]
     build: Path | None = None
@@ -135,7 +138,9 @@ def load_snapshot(folder: Path) -> Snapshot | None:
         pointer = json.loads((folder / POINTER).read_text(encoding="utf-8"))
         build = folder / str(pointer["build"])
         ids = json.loads((build / "ids.json").read_text(encoding="utf-8"))
-        vectors = np.load(build / "vectors.npy", mmap_mode="r")
+        base = np.load(build / "vectors.npy", mmap_mode="r")
+        tail = build / TAIL
+        vectors: Matrix = Stacked(base, np.load(tail, mmap_mode="r")) if tail.exists() else base
         doc_of_row = np.load(build / "docs.npy")
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +31,7 @@ from desktop_rag.domain.protocols import Vector
 from desktop_rag.store.vector_lists import FILE as LISTS_FILE
 from desktop_rag.store.vector_lists import Lists, regrouped
 from desktop_rag.store.vector_lists import save as save_lists
+from desktop_rag.store.vector_tail import TAIL
 
 if TYPE_CHECKING:
     from desktop_rag.store.vector_copy import Snapshot
@@ -64,7 +65,7 @@ class Journal:
 
 
 def applied(
-    ids: Sequence[str], vectors: npt.NDArray[np.float32], doc_of_row: npt.NDArray[np.int32],
+    ids: Sequence[str], vectors: Any, doc_of_row: npt.NDArray[np.int32],
     docs: Sequence[str], journal: Journal, target: Path, lists: Lists | None = None,
 ) -> tuple[list[str], list[str], npt.NDArray[np.int32], Lists | None]:
     """Writes target/vectors.npy as the old copy with the journal applied; returns the new ids,
@@ -91,7 +92,7 @@ def applied(
 
 
 def _write_rows(
-    path: Path, old: npt.NDArray[np.float32], kept: npt.NDArray[np.intp],
+    path: Path, old: Any, kept: npt.NDArray[np.intp],
     fresh: npt.NDArray[np.float32], order: npt.NDArray[np.intp],
 ) -> None:
     """Row i of the new file is kept row order[i] (or fresh row order[i] - len(kept)), copied in
@@ -129,7 +130,7 @@ def masked_build(folder: Path, old: Snapshot, deleted: set[str]) -> tuple[str, l
     if old.build is None:
         raise ValueError("the copy's build folder is unknown")
     build = _new_build(folder)
-    for name in ("vectors.npy", "ids.json", LISTS_FILE):
+    for name in ("vectors.npy", "ids.json", LISTS_FILE, TAIL):
         if not (old.build / name).exists():
             continue
         try:

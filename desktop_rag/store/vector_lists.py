@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -41,7 +42,7 @@ class Lists:
         return min(len(self.centroids), max(MIN_PROBE, round(len(self.centroids) * self.share)))
 
     def scored(
-        self, vectors: npt.NDArray[np.float32], query: npt.NDArray[np.float32]
+        self, vectors: Any, query: npt.NDArray[np.float32]  # an array, or vector_tail.Stacked
     ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]]:
         """The rows of the lists nearest `query` and every row past the listed ones, with their
         scores; each list is one contiguous slice of `vectors` (nothing gathered)."""
@@ -128,7 +129,7 @@ def list_of_rows(lists: Lists, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.int
 
 def regrouped(
     lists: Lists, kept: npt.NDArray[np.intp], added: npt.NDArray[np.float32],
-    old: npt.NDArray[np.float32],
+    old: Any,  # the old copy's rows: an array, or vector_tail.Stacked
 ) -> tuple[npt.NDArray[np.intp], Lists]:
     """How a listed copy changes when only `kept` of its rows stay and `added` rows join: the
     order of the new rows (indexes below len(kept) are kept rows, the others added ones) and the

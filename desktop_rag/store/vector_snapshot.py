@@ -38,6 +38,7 @@ from desktop_rag.store.vector_copy import (
     write_snapshot,
 )
 from desktop_rag.store.vector_journal import Journal, applied_build, masked_build
+from desktop_rag.store.vector_tail import appended_build, fits
 
 __all__ = ["MAX_VECTORS", "POINTER", "Snapshot", "SnapshotVectorIndex", "VectorSource",
            "load_snapshot", "read_stamp", "write_snapshot"]  # fmt: skip
@@ -174,6 +175,8 @@ class SnapshotVectorIndex:
             return None
         if not journal.upserts and old.build is not None:
             build, docs, rows = masked_build(self._folder, old, journal.deleted)
+        elif fits(old, len(journal.upserts)):
+            build, docs, rows = appended_build(self._folder, old, journal)
         else:
             build, docs, rows = applied_build(self._folder, old, journal)
         _publish(self._folder, build, stamp, old.collection, docs)
