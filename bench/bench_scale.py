@@ -20,7 +20,8 @@ unchanged followed folder of --scale-sync-files Markdown files (bench_sync's not
 --scale-read-sizes builds `read-<chunks>` instead: the catalog, keyword index and vector copy
 written directly, with realistic vectors (bench/scale_vectors.py), and Chroma left empty. A
 million chunks through Chroma's own inserts would take hours on 2 cores (177 chunks/s at
-300,000 and slowing), so at that size only what a search reads is measured; no add/remove.
+300,000 and slowing), so at that size an add measures what the app writes (catalog, keyword
+index, vector copy) and Chroma's insert into an empty collection, not into a million rows.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="where the libraries are built once and kept")
     group.add_argument("--scale-read-sizes", default="",
                        help="sizes built as read-path libraries (scale_library.read_library): "
-                       "catalog, keyword index and vector copy, Chroma empty; no add/remove")
+                       "catalog, keyword index and vector copy, Chroma empty")
     group.add_argument("--scale-server", action="store_true",
                        help="also serve each library's Chroma folder with `chroma run` and "
                        "measure the app in server mode ([store] mode = \"server\")")
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if not args.scale_skip_gui:
             out["gui"] = gui_start(data, runs)
         out["disk"] = disk(data, n)
-        if not args.scale_skip_edit and not read_path:
+        if not args.scale_skip_edit:  # on a read-path library: what the app writes, Chroma empty
             out.update(add_remove(data, pdf))
         if args.scale_server and not read_path:
             out["server"] = server_mode(data, runs, 20 if args.quick else args.scale_queries)
