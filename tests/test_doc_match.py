@@ -9,8 +9,9 @@ import pytest
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.config import Settings
 from desktop_rag.domain import EVERYWHERE
-from desktop_rag.retrieval.doc_match import DocMatcher, name_words, near, profile_of
+from desktop_rag.retrieval.doc_match import DocMatcher, name_words, profile_of
 from desktop_rag.services import Services
+from desktop_rag.text.spelling import near
 from tests.ingest_docs import text_pdfs
 
 REPORTS = {

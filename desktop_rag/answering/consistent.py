@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from desktop_rag.answering import prompts
 from desktop_rag.domain.computed import CheckedCalculation
+from desktop_rag.text.spelling import near
 from desktop_rag.text.words import STOPWORDS, stem_words, words
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -60,8 +61,8 @@ def _without_refusals(text: str) -> str:
 
 def states_nothing(text: str, question: str) -> bool:
     """Whether `text` is citations alone, or restates an open question and adds nothing: its
-    content words, citations left out, are all the question's (the stem, or the word with one
-    letter more, less or changed: "labeled" for "labled") and cover most of them. A question
+    content words, citations left out, are all the question's (the stem, or the word one typo
+    away, text/spelling.near: "labeled" for "labled") and cover most of them. A question
     that can be answered by restating it ("Does the report cover Spain?", "Is it higher or
     lower?") never is, unless the answer is citations alone."""
     if _CITATION.search(text) and not words(_CITATION.sub(" ", text)):
@@ -71,7 +72,7 @@ def states_nothing(text: str, question: str) -> bool:
     if not said or not asked or _closed(question):
         return False
     asked_stems = stem_words(asked)
-    known = [stem in asked_stems or any(_one_edit(word, a) for a in asked)
+    known = [stem in asked_stems or any(near(word, a) for a in asked)
              for word, stem in zip(said, stem_words(said), strict=True)]  # fmt: skip
     covered = len(set(stem_words(said)) & set(asked_stems)) / len(set(asked_stems))
     return all(known) and covered >= _RESTATED
@@ -81,16 +82,3 @@ def _closed(question: str) -> bool:
     """A yes/no question (it opens with an auxiliary verb) or a choice ("... or ...")."""
     found = words(question)
     return bool(found) and (found[0] in _AUXILIARIES or "or" in found)
-
-
-def _one_edit(a: str, b: str) -> bool:
-    """`a` and `b` differ by at most one inserted, removed or changed letter (words of five
-    letters or more: shorter ones differ in meaning too easily)."""
-    if min(len(a), len(b)) < 5 or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) > len(b):
-        a, b = b, a
-    i = 0
-    while i < len(a) and a[i] == b[i]:
-        i += 1
-    return a[i + (len(a) == len(b)) :] == b[i + 1 :]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from desktop_rag.domain import DocFocus
 from desktop_rag.retrieval.doc_index import MatchIndex, index_of
+from desktop_rag.text.spelling import near
 from desktop_rag.text.words import STOPWORDS, words
 
 # Words that say what kind of document a file is, not which one: they name no document.
@@ -86,27 +87,6 @@ def question_terms(question: str) -> tuple[set[str], set[str]]:
     years = set(_YEAR.findall(question))
     terms = {w for w in words(question) if _meaningful(w) and not _YEAR.fullmatch(w)}
     return terms - years, years
-
-
-def near(word: str, other: str) -> bool:
-    """One edit apart (a typo: "neflix" for "netflix"; two neighbours swapped, "netfilx", count
-    as one), for words of five letters or more."""
-    if min(len(word), len(other)) < 5 or abs(len(word) - len(other)) > 1:
-        return False
-    if len(word) == len(other):
-        return _one_slip(word, other)
-    short, long = sorted((word, other), key=len)
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
-
-
-def _one_slip(word: str, other: str) -> bool:
-    """Words of one length that differ by one letter, or by two neighbours swapped (the
-    commonest typo of a name typed fast)."""
-    differ = [i for i, (a, b) in enumerate(zip(word, other, strict=True)) if a != b]
-    if len(differ) != 2:
-        return len(differ) == 1
-    i, j = differ
-    return j == i + 1 and word[i] == other[j] and word[j] == other[i]
 
 
 @dataclass(frozen=True, slots=True)
