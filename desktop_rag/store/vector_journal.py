@@ -16,9 +16,6 @@ from Chroma as before.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop_rag.domain.protocols import Vector
+from desktop_rag.store.vector_builds import extended_codes, link_or_copy, new_build
 from desktop_rag.store.vector_lists import FILE as LISTS_FILE
 from desktop_rag.store.vector_lists import Lists, regrouped
 from desktop_rag.store.vector_lists import save as save_lists
@@ -83,12 +81,11 @@ def applied(
     else:
         order = np.arange(len(kept) + len(added))
     _write_rows(target / "vectors.npy", vectors, kept, fresh, order)
-    codes = {d: i for i, d in enumerate(docs)}
-    new_codes = [codes.setdefault(doc, len(codes)) for _, (_, doc) in added]
+    names, new_codes = extended_codes(docs, [doc for _, (_, doc) in added])
     doc_rows = np.concatenate([np.asarray(doc_of_row)[kept], np.asarray(new_codes, np.int32)])
     all_ids = [ids[int(i)] for i in kept] + [cid for cid, _ in added]
     new_ids = [all_ids[i] for i in order]
-    return new_ids, list(codes), doc_rows[order].astype(np.int32), lists
+    return new_ids, names, doc_rows[order].astype(np.int32), lists
 
 
 def _write_rows(
@@ -112,7 +109,7 @@ def _write_rows(
 def applied_build(folder: Path, old: Snapshot, journal: Journal) -> tuple[str, list[str], int]:
     """A new build folder: the rows of `old` the journal did not replace or delete, then its
     vectors; returns its name, the document of each code, and the rows written."""
-    build = _new_build(folder)
+    build = new_build(folder)
     docs = sorted(old.doc_codes, key=old.doc_codes.__getitem__)
     ids, names, doc_of_row, lists = applied(old.ids, old.vectors, old.doc_of_row, docs, journal,
                                             folder / build, old.lists)  # fmt: skip
@@ -129,22 +126,12 @@ def masked_build(folder: Path, old: Snapshot, deleted: set[str]) -> tuple[str, l
     them); returns its name, the document of each code, and the live rows."""
     if old.build is None:
         raise ValueError("the copy's build folder is unknown")
-    build = _new_build(folder)
+    build = new_build(folder)
     for name in ("vectors.npy", "ids.json", LISTS_FILE, TAIL):
-        if not (old.build / name).exists():
-            continue
-        try:
-            os.link(old.build / name, folder / build / name)
-        except OSError:  # no hard links here (another file system): a copy
-            shutil.copyfile(old.build / name, folder / build / name)
+        if (old.build / name).exists():
+            link_or_copy(old.build / name, folder / build / name)
     gone = np.fromiter((cid in deleted for cid in old.ids), np.bool_, len(old.ids))
     doc_of_row = np.where(gone, -1, old.doc_of_row).astype(np.int32)
     np.save(folder / build / "docs.npy", doc_of_row)
     docs = sorted(old.doc_codes, key=old.doc_codes.__getitem__)
     return build, docs, int((doc_of_row >= 0).sum())
-
-
-def _new_build(folder: Path) -> str:
-    build = f"build-{uuid.uuid4().hex[:12]}"
-    (folder / build).mkdir(parents=True)
-    return build

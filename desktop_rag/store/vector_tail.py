@@ -15,15 +15,13 @@ lists).
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
+from desktop_rag.store.vector_builds import extended_codes, link_or_copy, new_build
 from desktop_rag.store.vector_lists import FILE as LISTS_FILE
 
 if TYPE_CHECKING:
@@ -83,11 +81,10 @@ def appended_build(folder: Path, old: Snapshot, journal: Journal) -> tuple[str, 
     the live rows."""
     if old.build is None:
         raise ValueError("the copy's build folder is unknown")
-    build = f"build-{uuid.uuid4().hex[:12]}"
-    (folder / build).mkdir(parents=True)
+    build = new_build(folder)
     for name in ("vectors.npy", LISTS_FILE):
         if (old.build / name).exists():
-            _link(old.build / name, folder / build / name)
+            link_or_copy(old.build / name, folder / build / name)
     gone = journal.deleted | journal.upserts.keys()
     masked = np.fromiter((cid in gone for cid in old.ids), np.bool_, len(old.ids))
     added = list(journal.upserts.items())
@@ -96,18 +93,10 @@ def appended_build(folder: Path, old: Snapshot, journal: Journal) -> tuple[str, 
     old_tail = old.vectors.tail if isinstance(old.vectors, Stacked) else np.zeros((0, dim))
     np.save(folder / build / TAIL, np.concatenate([np.asarray(old_tail, np.float32), fresh]))
     docs = sorted(old.doc_codes, key=old.doc_codes.__getitem__)
-    codes = {d: i for i, d in enumerate(docs)}
-    new_codes = [codes.setdefault(doc, len(codes)) for _, (_, doc) in added]
+    names, new_codes = extended_codes(docs, [doc for _, (_, doc) in added])
     doc_of_row = np.concatenate([np.where(masked, -1, old.doc_of_row),
                                  np.asarray(new_codes, np.int32)]).astype(np.int32)  # fmt: skip
     np.save(folder / build / "docs.npy", doc_of_row)
     ids = old.ids + [cid for cid, _ in added]
     (folder / build / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
-    return build, list(codes), int((doc_of_row >= 0).sum())
-
-
-def _link(source: Path, target: Path) -> None:
-    try:
-        os.link(source, target)
-    except OSError:  # no hard links here (another file system): a copy
-        shutil.copyfile(source, target)
+    return build, names, int((doc_of_row >= 0).sum())
