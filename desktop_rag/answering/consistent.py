@@ -22,13 +22,12 @@ import re
 from collections.abc import Sequence
 
 from desktop_rag.answering import prompts
+from desktop_rag.answering.citations import strip_markers
 from desktop_rag.domain.computed import CheckedCalculation
 from desktop_rag.text.spelling import near
 from desktop_rag.text.words import STOPWORDS, stem_words, words
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-_CITATION = re.compile(r"\[\d+(?:\s*[,-–]\s*\d+)*\]")
-_CALCULATION = re.compile(r"^\s*\**calculation\**\s*:", re.IGNORECASE)
 _DENIALS = frozenset({"no", "not", "none", "never", "nor"})  # stopwords that answer
 _AUXILIARIES = frozenset({"is", "are", "was", "were", "am", "do", "does", "did", "has", "have",
                           "had", "can", "could", "will", "would", "should", "shall", "may",
@@ -44,7 +43,8 @@ def consistent(
     if prompts.is_not_found(text) and kept:
         if any(c.checked for c in kept):
             return _without_refusals(text) or text, kept
-        lines = [line for line in text.splitlines() if not _CALCULATION.match(line)]
+        shown = [c.line for c in kept if c.line]  # the lines the calculation parser read
+        lines = [line for line in text.splitlines() if not any(s in line for s in shown)]
         return "\n".join(lines).strip() or prompts.NOT_FOUND, ()
     if not kept and not prompts.is_not_found(text) and states_nothing(text, question):
         return prompts.NOT_FOUND, ()
@@ -65,10 +65,11 @@ def states_nothing(text: str, question: str) -> bool:
     away, text/spelling.near: "labeled" for "labled") and cover most of them. A question
     that can be answered by restating it ("Does the report cover Spain?", "Is it higher or
     lower?") never is, unless the answer is citations alone."""
-    if _CITATION.search(text) and not words(_CITATION.sub(" ", text)):
+    said_words = words(strip_markers(text))
+    if words(text) and not said_words:
         return True  # citations alone ("[1]"): pointing at a source is no answer
     asked = [w for w in words(question) if w not in STOPWORDS]
-    said = [w for w in words(_CITATION.sub(" ", text)) if w not in STOPWORDS or w in _DENIALS]
+    said = [w for w in said_words if w not in STOPWORDS or w in _DENIALS]
     if not said or not asked or _closed(question):
         return False
     asked_stems = stem_words(asked)
