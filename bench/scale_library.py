@@ -54,16 +54,23 @@ def synth_docs(n_chunks: int, seed: int = 7) -> Iterator[tuple[Document, list[Ch
         d += 1
 
 
+def _built(data: Path) -> bool:
+    """Whether a finished build is in `data` (an unfinished one is refused, never reused)."""
+    if (data / MARKER).exists():
+        return True
+    if data.exists():
+        raise SystemExit(f"{data} holds an unfinished build: remove it and run again")
+    return False
+
+
 def library(folder: Path, n_chunks: int, dim: int = 384) -> Path:
     """`folder/lib-<n>`, built now unless a finished build is there; the first keyword-index
     build and the vector copy are made as the first app session after an ingestion would."""
     from desktop_rag.bootstrap import build_context
 
     data = folder / f"lib-{n_chunks}"
-    if (data / MARKER).exists():
+    if _built(data):
         return data
-    if data.exists():
-        raise SystemExit(f"{data} holds an unfinished build: remove it and run again")
     ctx = build_context(str(data))
     nrng = np.random.default_rng(7)
     start = time.perf_counter()
@@ -103,10 +110,8 @@ def read_library(folder: Path, n_chunks: int) -> Path:
     from desktop_rag.store.vector_snapshot import read_stamp, write_snapshot
 
     data = folder / f"read-{n_chunks}"
-    if (data / MARKER).exists():
+    if _built(data):
         return data
-    if data.exists():
-        raise SystemExit(f"{data} holds an unfinished build: remove it and run again")
     ctx = build_context(str(data))
     start = time.perf_counter()
     ids: list[str] = []
