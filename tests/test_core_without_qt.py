@@ -80,10 +80,11 @@ HEAVY = (
 # Known exceptions to "one adapter module per heavy library" (reported to the lead; keep short).
 EXTRA_IMPORTERS = {
     "sentence_transformers": {"desktop_rag/retrieval/st_cross_encoder.py"},
-    # the table pass's faster stand-in for one PyMuPDF helper, and its workers setting PyMuPDF's
-    # layout model (run by onnxruntime) to one thread: extensions of the PDF adapter
+    # the table pass's faster stand-ins for PyMuPDF helpers (its character list among them), and
+    # its workers setting PyMuPDF's layout model (run by onnxruntime) to one thread: extensions
+    # of the PDF adapter
     "onnxruntime": {"desktop_rag/ingest/table_speedups.py"},
-    "pymupdf": {"desktop_rag/ingest/table_speedups.py"},
+    "pymupdf": {"desktop_rag/ingest/table_speedups.py", "desktop_rag/ingest/table_chars.py"},
 }
 
 

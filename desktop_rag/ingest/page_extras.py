@@ -21,6 +21,7 @@ from desktop_rag.ingest.table_detect import looks_tabular
 from desktop_rag.ingest.table_extract import page_tables
 from desktop_rag.ingest.table_model import TableBlock
 from desktop_rag.ingest.table_rules import may_hold_table
+from desktop_rag.ingest.table_speedups import shared_textpages
 
 log = logging.getLogger(__name__)
 
@@ -37,13 +38,14 @@ def read_page_extras(path: str, index: int, tables: bool, ocr: OcrConfig | None)
     try:
         with open_pdf(path) as doc:
             page = doc.load_page(index)
-            text = page_text(page)
-            if tables and ocr is not None and not has_text(text) and page.get_images():
-                return _scanned(page, index, ocr)
-            found = page_tables(page, index + 1, strict=True) if (
-                tables and may_hold_table(page, text)) else []  # fmt: skip
-            pictures = read_pictures(page, text, ocr) if ocr and ocr.pictures else []
-            return PageExtras(found, pictures)
+            with shared_textpages(page):  # the same text page for its text and its tables
+                text = page_text(page)
+                if tables and ocr is not None and not has_text(text) and page.get_images():
+                    return _scanned(page, index, ocr)
+                found = page_tables(page, index + 1, strict=True) if (
+                    tables and may_hold_table(page, text)) else []  # fmt: skip
+                pictures = read_pictures(page, text, ocr) if ocr and ocr.pictures else []
+                return PageExtras(found, pictures)
     except Exception as exc:
         raise RuntimeError(f"{type(exc).__name__}: {exc}") from None
 

@@ -38,6 +38,7 @@ from desktop_rag.ingest.table_model import (
     unique,
 )
 from desktop_rag.ingest.table_speedups import install as install_speedups
+from desktop_rag.ingest.table_speedups import shared_textpages
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,9 @@ def page_tables(page: Any, page_no: int, strict: bool = False) -> list[TableBloc
     Boxes are in the page's unrotated coordinates, as its text lines' (the page is unchanged)."""
     try:
         upright, back = _upright(page)
-        grids = _page_grids(upright)
-        lines = text_lines(upright.get_text("dict"), [grid.bbox for grid in grids])
+        with shared_textpages(upright):
+            grids = _page_grids(upright)
+            lines = text_lines(upright.get_text("dict"), [grid.bbox for grid in grids])
         blocks = [block for grid in grids if (block := _block(grid, lines, page_no))]
         return [_mapped(block, back) for block in blocks] if back is not None else blocks
     except Exception as exc:

@@ -217,12 +217,14 @@ class TablePass:
         old = self.catalog.chunks_of(doc.doc_id)
         covered = pages_with_chunks(old)
         with open_pdf(doc.path) as pdf:
+            texts = _PageTexts(pdf, scans)
+
             def redo(span: Span) -> list[ChunkDraft]:
-                segments = _segments(pdf, span, found, pictures, covered, scans)
+                segments = _segments(texts, span, found, pictures, covered)
                 return list(self.chunker.chunk(segments))
 
             spans = spans_to_redo(old, set(found) | set(pictures))
-            return plan_swap(doc, old, _with_text(pdf, spans, covered, doc.path, scans), redo)
+            return plan_swap(doc, old, _with_text(texts, spans, covered, doc.path), redo)
 
     def _write(self, swap: ChunkSwap) -> None:
         """Steps 1-4 of the swap protocol (store/table_steps.py)."""
@@ -245,29 +247,45 @@ class TablePass:
         ))
 
 
+class _PageTexts:
+    """The text of each page of a document being swapped, read once (a page's text is checked
+    for a text layer before its chunks are made again from it): a scan's from its OCR."""
+
+    def __init__(self, pdf: Any, scans: Scans) -> None:
+        self.pdf, self.scans = pdf, scans
+        self.read: dict[int, PageText] = {}
+
+    def __call__(self, number: int) -> PageText:
+        if number in self.scans:
+            return self.scans[number]
+        if number not in self.read:
+            self.read[number] = page_text(self.pdf.load_page(number - 1))
+        return self.read[number]
+
+
 def _with_text(
-    pdf: Any, spans: Sequence[Span], covered: set[int], path: str, scans: Scans
+    texts: _PageTexts, spans: Sequence[Span], covered: set[int], path: str
 ) -> list[Span]:
-    """The spans whose pages all have a text layer, or were OCR'd again by this pass (`scans`).
+    """The spans whose pages all have a text layer, or were OCR'd again by this pass (scans).
     A chunk that runs onto another page read by OCR cannot be made again without OCR'ing that
     page again: such a span keeps its chunks, the document's other spans still get their
     tables and pictures."""
     kept = []
     for span in spans:
-        pages = [n for n in range(span[0], span[1] + 1) if n in covered and n not in scans]
-        if all(has_text(page_text(pdf.load_page(n - 1))) for n in pages):
+        pages = [n for n in range(span[0], span[1] + 1) if n in covered and n not in texts.scans]
+        if all(has_text(texts(n)) for n in pages):
             kept.append(span)
         else:
             log.info("%s: pages %d-%d keep their text: one was read by OCR", path, *span)
     return kept
 
 
-def _segments(pdf: Any, span: Span, found: Mapping[int, list[TableBlock]],
-              pictures: Pictures, covered: set[int], scans: Scans) -> Iterator[Segment]:
+def _segments(texts: _PageTexts, span: Span, found: Mapping[int, list[TableBlock]],
+              pictures: Pictures, covered: set[int]) -> Iterator[Segment]:
     """The segments of the pages of `span`, each table's rows in place of its lines, each
     picture's words where it is."""
     for number in range(span[0], span[1] + 1):
-        text = scans.get(number) or page_text(pdf.load_page(number - 1))
+        text = texts(number)
         if number in covered and not has_text(text):
             raise ValueError(f"page {number} has no text layer (it was read by OCR)")
         text = with_pictures(text, pictures.get(number, []))
