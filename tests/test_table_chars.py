@@ -1,11 +1,13 @@
-"""The faster character list (ingest/table_chars.py) and the shared text pages
-(table_speedups.shared_textpages) read the same tables as PyMuPDF's own code: the character
+"""The faster character list (ingest/table_chars.py), the shared text pages and the remembered
+header tests (table_speedups) read the same tables as PyMuPDF's own code: the character
 dictionaries compared key for key on the table test PDFs (upright, rotated, with a moved
-media box), chars_in_rect on random boxes, and the tables read with and without them."""
+media box), chars_in_rect on random boxes, the header tests on cells and rows, and the tables
+read with and without all of them."""
 
 from __future__ import annotations
 
 import random
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ def own(name: str) -> Any:
 def chars_of(make: Any, page: Any) -> list[dict[str, Any]]:
     from pymupdf import table
 
-    listed: list[dict[str, Any]] = table.CHARS._list()
+    listed: list[dict[str, Any]] = table.CHARS._list()  # type: ignore[no-untyped-call]
     listed.clear()
     make(page)
     found = list(listed)
@@ -90,7 +92,7 @@ def test_chars_in_rect_answers_as_pymupdf(tmp_path: Path) -> None:
 def test_tables_read_the_same_with_and_without_the_stand_ins(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pymupdf import table
+    from pymupdf import _table_headers, table
 
     from desktop_rag.ingest import table_extract
     from desktop_rag.ingest.table_extract import page_tables
@@ -103,21 +105,48 @@ def test_tables_read_the_same_with_and_without_the_stand_ins(
         ours = read_all(pdf)
         for name in ("make_chars", "chars_in_rect"):
             monkeypatch.setattr(table, name, own(name))
+        for name, function in header_tests().items():
+            monkeypatch.setattr(_table_headers, name, function)
         monkeypatch.setattr(table_extract, "shared_textpages", _no_sharing)
         assert read_all(pdf) == ours, pdf.name
         monkeypatch.undo()
     assert any(read_all(tmp_path / "plain.pdf"))
 
 
-class _no_sharing:  # noqa: N801 - stands in for a context manager function
-    def __init__(self, page: Any) -> None:
-        pass
+def header_tests() -> dict[str, Any]:
+    """PyMuPDF's own header tests, under the remembered ones."""
+    from pymupdf import _table_headers
 
-    def __enter__(self) -> None:
-        return None
+    table_speedups.install()
+    found = {}
+    for name in (*table_speedups._CELL_TESTS, *table_speedups._ROW_TESTS):
+        ours = getattr(_table_headers, name)
+        found[name] = getattr(ours, "__wrapped__", None) or getattr(ours, "own", None)
+        assert found[name] is not None and found[name] is not ours, name
+    return found
 
-    def __exit__(self, *exc: object) -> None:
-        return None
+
+def test_remembered_header_tests_answer_as_pymupdf() -> None:
+    from pymupdf import _table_headers
+
+    theirs, rng = header_tests(), random.Random(11)
+    cells = ["", "  ", "Revenue", "$ 1,234", "(12.5)%", "2015", "Q3 2014", "January 5, 2022",
+             "Net income attributable to shareholders of the company", "AB-1234", "12 - 18",
+             "in thousands", "usd", "3,5", "—"]
+    for cell in cells:
+        for name in table_speedups._CELL_TESTS:
+            assert getattr(_table_headers, name)(cell) == theirs[name](cell), (name, cell)
+    for _ in range(300):
+        row = [rng.choice(cells) for _ in range(rng.randint(0, 6))]
+        for name in table_speedups._ROW_TESTS:
+            first = getattr(_table_headers, name)(row)
+            assert first == theirs[name](row), (name, row)
+            first["cell_count"] = -1.0  # a caller changing its copy changes no later answer
+            assert getattr(_table_headers, name)(row) == theirs[name](row)
+
+
+def _no_sharing(page: Any) -> AbstractContextManager[None]:
+    return nullcontext()
 
 
 def test_a_page_makes_each_kind_of_text_page_once(tmp_path: Path) -> None:
