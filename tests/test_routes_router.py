@@ -38,6 +38,17 @@ LABELLED = Path(__file__).resolve().parents[1] / "bench" / "data" / "route_quest
         ("Compare the 2019 and 2021 annual reports on revenue.", "compare"),
         ("Summarize the differences between the two policies.", "compare"),
         ("Who founded the observatory?", "lookup"),
+        # a plural noun phrase after "which", then its verb: a set, however it is led up to
+        ("Which action items does Omar Haddad own?", "exhaustive"),
+        ("Which email addresses does the manual give?", "exhaustive"),
+        ("At the company, which directors are non-executive?", "exhaustive"),
+        ("What web addresses are listed in the manual?", "exhaustive"),
+        ("How many different countries does the report name?", "exhaustive"),
+        ("Which degree has LEBOUR earned?", "lookup"),  # "has" is no plural noun
+        ("Which dataset in this paper was introduced in 2022?", "lookup"),
+        ("Which account tweets content tagged #WednesdayWisdom?", "lookup"),  # a verb in -s
+        ("According to this slide, which things are used for long-distance calls?", "lookup"),
+        ("How many sampled questions are illustrated in this slide?", "lookup"),  # one place
     ],
 )
 def test_rules_route_questions(question: str, route: str) -> None:

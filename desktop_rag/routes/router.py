@@ -26,9 +26,18 @@ _DOC = (
 _PLACE = re.compile(
     r"\b(?:on|in|at) (?:the )?(?:page|p\.|slide) ?\d+|\bpages? \d+ and|\b(?:on|in) the (?:first|"
     r"last|second|cover|front|title) (?:page|slide)|\b(?:in|on) (?:the )?(?:figure|fig\.?|table|"
-    r"chart|image|photo|photograph|picture|diagram|flow ?chart|graph) ?\d*\b",
+    r"chart|image|photo|photograph|picture|diagram|flow ?chart|graph) ?\d*\b|\b(?:on|in|to|from) "
+    r"this (?:page|slide|figure|table|chart|image|picture|diagram|graph)\b",
     _I,
 )
+
+_FUNCTION_S = r"(?:has|was|is|does|this|his|its|thus|yes|us|plus|less|across|perhaps|always)"
+# a plural noun ("items", "addresses"; not "class", "status", nor a word like "has" or "this")
+_PLURAL = rf"(?!{_FUNCTION_S}\b)\w*[^\Wsu]s"
+_SET_VERB = (
+    r"(?:were|are|have|had|did|do|does|got|received|need|must|remain|can|could|will|would|"
+    r"should|\w{3,}ed)"
+)  # the verb after a plural subject or before its own ("which items does X own")
 
 # (rule name, pattern) in order; the first that matches decides.
 _COMPARE = (
@@ -58,14 +67,18 @@ _EXHAUSTIVE = (
     ("what-are-all", r"\b(?:what|which|who) (?:are|were) all\b"),
     ("all-the-that", r"\ball (?:of )?the \w+(?: \w+)? (?:that|which|who|where|mentioned|listed)\b"),
     (
+        # a plural noun phrase after "which", then its verb, asks for a set, whatever clause
+        # leads up to it ("At the company, which directors are ...?", "which action items
+        # does Omar own?")
         "which-plural",
-        r"^(?:in \w+ )?which (?:of the )?\w+(?:[^s\W]|[^su\W]s)s (?:were|are|have|had|"
-        r"did|do|got|received|need|must|remain|\w{3,}ed)\b",
+        rf"(?:^|[,;:]\s*)(?:in \w+ )?which (?:of the )?(?:[\w'-]+ ){{0,2}}{_PLURAL} "
+        rf"{_SET_VERB}\b",
     ),
     (
-        "which-does-document",
-        rf"^which (?:of the )?\w+s (?:does|do|did) (?:the |this |these |my |our )?{_DOC} "
-        r"(?:give|list|mention|name|cite|provide|include|contain|show)\b",
+        "what-plural-listed",
+        rf"(?:^|[,;:]\s*)(?:what|which) (?:[\w'-]+ ){{0,3}}?{_PLURAL} (?:are|were) "
+        r"(?:\w+ )?(?:listed|mentioned|named|cited|given|included|shown|described|presented|"
+        r"referenced|featured)\b",
     ),
     ("count-verb", r"(?:^|[,;:]\s*)(?:please )?count (?:the|all|every|each)\b"),
     ("list-them", r"\blist (?:them|each|every one)\b"),
@@ -78,6 +91,7 @@ _NOT_A_COUNT = re.compile(
     _I,
 )
 _THROUGHOUT = (
+    ("distinct", r"\bhow many (?:different|distinct|separate|unique|individual)\b"),
     (
         "passive-listed",
         r"\bhow many\b.{0,80}\b(?:are|were|is|was|have been|has been|get|got) "
@@ -102,7 +116,8 @@ _THROUGHOUT = (
     (
         "document-has",
         rf"\bhow many\b.{{0,60}}\b(?:does|do|did) (?:the |this |these )?(?:\w+ )?"
-        rf"{_DOC} (?:have|contain|include|mention|list|show|provide|introduce)\b",
+        rf"{_DOC} (?:have|contain|include|mention|list|show|provide|introduce|give|name|cite|use|"
+        rf"describe|discuss|present|reference|feature)\b",
     ),
     (
         "parts-of-document",
