@@ -8,7 +8,6 @@ would read it, and its items are none: it did not list them.
 
 from __future__ import annotations
 
-import json
 import re
 import statistics
 from collections import Counter
@@ -19,6 +18,7 @@ from typing import Any
 
 from desktop_rag.domain import Answer
 from desktop_rag.domain.routed import RouteName
+from desktop_rag.evaluation.jsonl import read_jsonl
 
 _NUMBER = re.compile(r"(?<![\d.])\d{1,6}(?![\d.])")
 
@@ -36,12 +36,10 @@ class CountQuestion:
 
 def load_count_questions(path: Path) -> list[CountQuestion]:
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            r = json.loads(line)
-            text = (str(r["id"]), str(r["doc"]), str(r["question"]), str(r.get("family", "")))
-            pages, items = tuple(r.get("pages", ())), tuple(r.get("items", ()))
-            out.append(CountQuestion(*text, int(r["count"]), pages, items))
+    for r in read_jsonl(path, "count questions", ("id", "doc", "question", "count")):
+        text = (str(r["id"]), str(r["doc"]), str(r["question"]), str(r.get("family", "")))
+        pages, items = tuple(r.get("pages", ())), tuple(r.get("items", ()))
+        out.append(CountQuestion(*text, int(r["count"]), pages, items))
     return out
 
 

@@ -6,14 +6,13 @@ file name) and lies on one of its gold pages (1-based, as the chunks record them
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from desktop_rag.domain import Chunk, ScoredChunk, SearchResult
-from desktop_rag.domain.errors import DesktopRagError
+from desktop_rag.evaluation.jsonl import read_jsonl
 from desktop_rag.retrieval.doc_prior import DOCUMENT as PRIOR
 
 CUTOFFS = (1, 5, 10)
@@ -36,10 +35,7 @@ class PdfQuestion:
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """The question file's rows: one JSON object a line (MMLongBench-Doc's fields)."""
-    if not path.is_file():
-        raise DesktopRagError(f"No question file at {path}", "give a JSONL file of questions")
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
+    return read_jsonl(path, "questions", ("id", "doc", "question"))
 
 
 def question_of(q: dict[str, Any]) -> PdfQuestion:

@@ -10,7 +10,6 @@ answer accuracy on the rewordings needs the model (`eval answers --rephrased`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from desktop_rag.answering.calc_decision import decided_shape
 from desktop_rag.answering.ratio_worksheet import asked_worksheet
+from desktop_rag.evaluation.jsonl import read_jsonl
 from desktop_rag.evaluation.splits import ALL, in_split, split_of
 from desktop_rag.routes.router import decide
 
@@ -33,7 +33,8 @@ class Rephrasing:
 
 
 def load_rephrasings(path: Path) -> list[Rephrasing]:
-    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    needed = ("id", "original", "set", "question", "original_question")
+    rows = read_jsonl(path, "rewordings", needed)
     return [Rephrasing(str(r["id"]), str(r["original"]), str(r["set"]),
                        tuple(str(k) for k in r.get("kind", ())), str(r["question"]),
                        str(r["original_question"])) for r in rows]  # fmt: skip

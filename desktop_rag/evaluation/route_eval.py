@@ -6,7 +6,6 @@ cost per question, which must stay far below what a lookup spends (the goal: 50 
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from collections import Counter
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.evaluation.jsonl import read_jsonl
 from desktop_rag.evaluation.splits import split_of
 from desktop_rag.routes.router import RouteDecision, decide
 
@@ -31,7 +31,7 @@ class LabelledQuestion:
 
 
 def load_labelled(path: Path) -> list[LabelledQuestion]:
-    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    rows = read_jsonl(path, "labelled questions", ("id", "question", "route"))
     return [LabelledQuestion(str(r["id"]), str(r["question"]), str(r["route"]),
                              str(r.get("split", "dev")), str(r.get("source", "")))
             for r in rows]  # fmt: skip
