@@ -95,6 +95,10 @@ def test_targets_keep_the_thing_and_its_condition() -> None:
     assert leaks.noun == "water leaks" and leaks.condition == ()
     exhibit = parse("How many times does Exhibit P-10 appear in the document?")
     assert exhibit.mode is Mode.MENTIONS and exhibit.identifiers == ("P-10",)
+    recorded = parse("Count the printer jams that the log records.")  # where, as a clause
+    assert recorded.head == ("printer", "jam") and recorded.condition == ()
+    caused = parse("List the incidents that the forklift caused.")  # no document: a condition
+    assert caused.condition == ("forklift", "caus")
 
 
 def test_a_second_sentence_is_an_instruction_not_part_of_the_thing_counted() -> None:

@@ -3,8 +3,9 @@
 "assigned to Maria Lopez"), exact identifiers ("INV-20417", "P-10") and, for "how many times is
 X mentioned", the phrase whose occurrences are counted.
 
-Words that only say where to look ("in the incident log") or that every item would share
-("are recorded", "listed") are dropped: they would make every item miss or every line match.
+Words that only say where to look ("in the incident log", "that the log records") or that
+every item would share ("are recorded", "listed") are dropped: they would make every item miss
+or every line match.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ _DOC_WORDS = (
 _WHERE = re.compile(
     rf"\b(?:in|from|across|throughout|within|of) (?:the |these |this |those |my |our |all |"
     rf"every )?(?:[\w&-]+ ){{0,3}}?{_DOC_WORDS}\b|\baccording to (?:the |this )?(?:\w+ ){{0,3}}?"
-    rf"{_DOC_WORDS}\b|\b(?:in total|in all|altogether|overall|please|in list format)\b",
+    rf"{_DOC_WORDS}\b|\b(?:that|which) (?:the |these |this |those |my |our )(?:[\w&-]+ ){{0,2}}?"
+    rf"{_DOC_WORDS} (?:\w+)(?: to)?\b|\b(?:in total|in all|altogether|overall|please|"
+    r"in list format)\b",
     _I,
 )
 _FILLER = re.compile(
