@@ -4,6 +4,7 @@ the picture text go through it."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,14 +23,41 @@ class UnreadableDocumentError(Exception):
     """The file is not a document PyMuPDF can open (corrupt, truncated, another format)."""
 
 
+def _pymupdf() -> Any:
+    """PyMuPDF, imported without its layout model.
+
+    `import pymupdf` imports pymupdf-layout when it is installed, and that loads the layout
+    model's three ONNX sessions at once: 0.6-0.9 s and 56 MB in every process that opens a PDF
+    (the app, the CLI, the text pass), where only the table reader uses them, in its workers
+    (`with_layout`). The layout package is hidden while PyMuPDF imports, then shown again."""
+    if "pymupdf" not in sys.modules:
+        hidden = "pymupdf.layout" not in sys.modules
+        if hidden:
+            sys.modules["pymupdf.layout"] = None  # type: ignore[assignment]  # an ImportError
+        try:
+            import pymupdf  # noqa: F401
+        finally:
+            if hidden:
+                del sys.modules["pymupdf.layout"]
+    return sys.modules["pymupdf"]
+
+
+def with_layout() -> None:
+    """The layout model active in this process: PyMuPDF's find_tables(union=True) reads
+    tables with it (the table reader, ingest/table_extract.py)."""
+    pymupdf = _pymupdf()
+    if not callable(getattr(pymupdf, "_get_layout", None)):
+        import pymupdf.layout  # activates on import
+
+
 def open_pdf(path: str | Path | None = None) -> Any:
     """The document at `path` (any format PyMuPDF reads), or a new empty PDF in memory."""
-    import pymupdf
+    pymupdf = _pymupdf()
 
     if path is None:
-        return pymupdf.open()  # type: ignore[no-untyped-call]
+        return pymupdf.open()
     try:
-        return pymupdf.open(path)  # type: ignore[no-untyped-call]
+        return pymupdf.open(path)
     except pymupdf.EmptyFileError as exc:
         raise EmptyDocumentError(str(exc)) from exc
     except pymupdf.FileDataError as exc:
@@ -37,7 +65,7 @@ def open_pdf(path: str | Path | None = None) -> Any:
 
 
 def text_flags() -> int:
-    import pymupdf
+    pymupdf = _pymupdf()
 
     return int(pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES)
 
@@ -61,10 +89,10 @@ def ocr_dict(page: Any, ocr: OcrConfig) -> PageText:
 def ocr_page(path: str, index: int, ocr: OcrConfig) -> PageText:
     """In an OCR worker process: the OCR'd text of one page (errors as plain RuntimeErrors,
     which cross the process boundary intact)."""
-    import pymupdf
+    pymupdf = _pymupdf()
 
     try:
-        with pymupdf.open(path) as doc:  # type: ignore[no-untyped-call]
+        with pymupdf.open(path) as doc:
             return ocr_dict(doc.load_page(index), ocr)
     except Exception as exc:
         raise RuntimeError(str(exc)) from None
@@ -74,11 +102,11 @@ def ocr_clip(page: Any, box: tuple[float, float, float, float], dpi: int,
              ocr: OcrConfig) -> tuple[PageText, float]:
     """OCR of the part of `page` inside `box` (a picture), rendered at `dpi`: Tesseract's text
     in the picture's own coordinates, and the factor that turns them into page points."""
-    import pymupdf
+    pymupdf = _pymupdf()
 
     pix = page.get_pixmap(clip=box, dpi=dpi)
     stream = pix.pdfocr_tobytes(language=ocr.language, tessdata=str(ocr.tessdata))
-    with pymupdf.open(stream=stream) as read:  # type: ignore[no-untyped-call]
+    with pymupdf.open(stream=stream) as read:
         ocr_page = read.load_page(0)
         found: PageText = ocr_page.get_text("dict", sort=True)
         return found, (box[2] - box[0]) / ocr_page.rect.width
@@ -90,9 +118,9 @@ def ocr_as_pdf(page: Any, ocr: OcrConfig) -> Iterator[Any]:
     resolution the text pass reads scans with: the same size as `page`, so its words, and the
     tables PyMuPDF finds among them, are in `page`'s coordinates. (The text pass's OCR gives
     text only; PyMuPDF's table reader needs a page that has the words in it.)"""
-    import pymupdf
+    pymupdf = _pymupdf()
 
     pix = page.get_pixmap(dpi=ocr_dpi(page.rect.width, page.rect.height, ocr.dpi))
     stream = pix.pdfocr_tobytes(language=ocr.language, tessdata=str(ocr.tessdata))
-    with pymupdf.open(stream=stream) as read:  # type: ignore[no-untyped-call]
+    with pymupdf.open(stream=stream) as read:
         yield read.load_page(0)

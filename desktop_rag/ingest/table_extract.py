@@ -22,7 +22,7 @@ from bisect import bisect_right
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from desktop_rag.ingest.pdf_pages import open_pdf
+from desktop_rag.ingest.pdf_pages import open_pdf, with_layout
 from desktop_rag.ingest.table_boxes import as_box, iou, share_inside, transformed
 from desktop_rag.ingest.table_detect import TextLine, caption_above, text_lines
 from desktop_rag.ingest.table_model import (
@@ -127,6 +127,7 @@ def _page_grids(page: Any) -> list[_Grid]:
     pieces. A plain get_layout() leaves a layout find_tables(union=True) finds nothing in."""
     if not all(isinstance(box, dict) for box in page.layout_information or ()):
         page.layout_information = None
+    with_layout()  # find_tables(union=True) fuses the layout model's tables
     install_speedups()  # the same tables, sooner (ingest/table_speedups.py)
     found = page.find_tables(union=True, refine=True)
     tables = [table for table in (found.tables if found else ()) if _big_enough(table)]
