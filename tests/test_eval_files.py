@@ -43,11 +43,18 @@ def test_rows_are_read_and_bad_ones_named_with_their_line(tmp_path: Path) -> Non
      ["eval", "answers", "{f}", "{d}"], ["eval", "pdfqa", "{f}", "{d}"]],
 )
 def test_every_eval_command_says_which_file_is_bad(
-    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{oops\n", "utf-8")
+    here = tmp_path / "here"
+    here.mkdir()
+    (here / "answers-eval.jsonl").write_text('{"id": "kept"}\n', "utf-8")  # an earlier run's
+    monkeypatch.chdir(here)
     args = [a.format(f=bad, d=tmp_path) for a in command]
     assert main(["--data-dir", str(tmp_path / "data"), *args]) != 0
     err = capsys.readouterr().err
     assert f"{bad}, line 1: not JSON" in err and "Traceback" not in err
+    assert sorted(p.name for p in here.iterdir()) == ["answers-eval.jsonl"]  # nothing made
+    assert "kept" in (here / "answers-eval.jsonl").read_text("utf-8")  # nor emptied

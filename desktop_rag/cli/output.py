@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from desktop_rag.domain.errors import DesktopRagError
 from desktop_rag.domain.progress import CancelToken
@@ -54,15 +54,22 @@ def open_services(
 @contextmanager
 def jsonl_records(path: Path) -> Iterator[Callable[[dict[str, Any]], None]]:
     """A writer of one JSON line per record into `path`, flushed each time: a long evaluation
-    that stops early keeps what it has."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as out:
+    that stops early keeps what it has. The file is made at the first record, so that a run
+    that fails before it (a bad question file) leaves an earlier run's records as they were."""
+    opened: list[IO[str]] = []
 
-        def write(record: dict[str, Any]) -> None:
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-            out.flush()
+    def write(record: dict[str, Any]) -> None:
+        if not opened:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            opened.append(path.open("w", encoding="utf-8"))
+        opened[0].write(json.dumps(record, ensure_ascii=False) + "\n")
+        opened[0].flush()
 
+    try:
         yield write
+    finally:
+        for out in opened:
+            out.close()
 
 
 def emit_report(
