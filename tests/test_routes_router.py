@@ -99,6 +99,10 @@ def test_targets_keep_the_thing_and_its_condition() -> None:
     assert recorded.head == ("printer", "jam") and recorded.condition == ()
     caused = parse("List the incidents that the forklift caused.")  # no document: a condition
     assert caused.condition == ("forklift", "caus")
+    sent = parse("Which invoices did Acme Ltd send? List them.")  # the linking verb left out
+    assert sent.head == ("invoic",) and sent.condition == ("acm", "ltd")
+    march = parse("Which incidents did the forklift cause in March?")  # a phrase after it: kept
+    assert march.condition == ("forklift", "caus", "march")
 
 
 def test_a_second_sentence_is_an_instruction_not_part_of_the_thing_counted() -> None:

@@ -68,6 +68,13 @@ _BREAK = re.compile(
 )
 
 _SENTENCE_END = re.compile(r"[?!]|(?<=[a-z]{2})\.(?=\s+[A-Z\"“])")  # not "P. Smith"
+# "[which invoices] did Acme Ltd send": the subject is the condition; the last verb only links
+# it to the items ("send", "own", "give"), as "assigned" or "issued" do, and items rarely say it
+_DO_CLAUSE = re.compile(
+    r"^\s*(?:do|does|did)\s+(?P<subject>(?:(?!(?:in|on|at|for|from|to|with|by|during|after|"
+    r"before|since|of|about|than)\b)[\w.&'-]+\s+){1,4})(?-i:[a-z]+)$",
+    _I,
+)  # a subject of one to four words, no preposition among them: no phrase after the verb
 _AUXILIARY = re.compile(r"\b(?:are|were|is|was|be|been|being|have been|has been|got)\b", _I)
 _TRAILING = re.compile(
     r"(?:\s+(?:are|were|is|was|been|there|recorded|listed|mentioned|reported|logged|noted|"
@@ -143,7 +150,9 @@ def parse(question: str) -> Target:
     mode, rest = _object(text)
     rest = _clean(rest)
     head_text = _BREAK.split(rest, maxsplit=1)[0]
-    condition_text = _FILLER.sub(" ", rest[len(head_text) :])
+    tail = rest[len(head_text) :]
+    do_clause = _DO_CLAUSE.match(tail)
+    condition_text = _FILLER.sub(" ", do_clause.group("subject") if do_clause else tail)
     head = stems(head_text)
     soft = frozenset(h for h in head if h in GENERIC_HEADS and len(head) > 1)
     noun = _AUXILIARY.sub(" ", _TRAILING.sub("", rest))
