@@ -103,6 +103,10 @@ def test_targets_keep_the_thing_and_its_condition() -> None:
     assert sent.head == ("invoic",) and sent.condition == ("acm", "ltd")
     march = parse("Which incidents did the forklift cause in March?")  # a phrase after it: kept
     assert march.condition == ("forklift", "caus", "march")
+    for mentions in ("How often do the status reports mention Project Falcon?",
+                     "Count the mentions of Project Falcon in the weekly reports."):
+        found = parse(mentions)
+        assert found.mode is Mode.MENTIONS and found.phrase == "Project Falcon", mentions
 
 
 def test_a_second_sentence_is_an_instruction_not_part_of_the_thing_counted() -> None:

@@ -45,7 +45,11 @@ _MENTIONS = (
                r"(?:the (?:word|name|term|"
                r"phrase) )?(.+?) (?:mentioned|cited|referenced|named|appear\w*|occur\w*|used|"
                r"come up|referred to)\b", _I),
-    re.compile(r"\b(?:every|each|all) (?:mentions?|occurrences?|references?) (?:of|to) (.+)", _I),
+    re.compile(rf"how (?:many times|often) (?:do|does|did) (?:the |these |this |my )?"
+               rf"(?:\w+ ){{0,3}}?{_DOC_WORDS} (?:mention|cite|name|reference|refer to)s? (.+)",
+               _I),
+    re.compile(r"\b(?:every|each|all|the) (?:mentions?|occurrences?|references?) (?:of|to) (.+)",
+               _I),
     re.compile(r"\b(?:every|each) time (.+?) (?:is|was|are|were) (?:mentioned|named|cited)\b", _I),
 )  # fmt: skip
 _OBJECT = (
