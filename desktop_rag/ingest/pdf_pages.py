@@ -5,6 +5,7 @@ the picture text go through it."""
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +14,8 @@ from typing import Any
 from desktop_rag.ingest.ocr import OcrConfig, ocr_dpi
 
 PageText = dict[str, Any]  # PyMuPDF's "dict" text layout of one page
+_IMPORT_LOCK = threading.Lock()
+_imported: list[bool] = []  # [True] once PyMuPDF is imported
 
 
 class EmptyDocumentError(Exception):
@@ -27,19 +30,23 @@ def _pymupdf() -> Any:
     """PyMuPDF, imported without its layout model.
 
     `import pymupdf` imports pymupdf-layout when it is installed, and that loads the layout
-    model's three ONNX sessions at once: 0.6-0.9 s and 56 MB in every process that opens a PDF
+    model's ONNX sessions at once: about 0.4 s and 56 MB in every process that opens a PDF
     (the app, the CLI, the text pass), where only the table reader uses them, in its workers
-    (`with_layout`). The layout package is hidden while PyMuPDF imports, then shown again."""
-    if "pymupdf" not in sys.modules:
-        hidden = "pymupdf.layout" not in sys.modules
+    (`with_layout`). The layout package is hidden while PyMuPDF imports, then shown again; under
+    a lock, so that a second thread never gets a module still being imported."""
+    if _imported:
+        return sys.modules["pymupdf"]
+    with _IMPORT_LOCK:
+        hidden = "pymupdf" not in sys.modules and "pymupdf.layout" not in sys.modules
         if hidden:
             sys.modules["pymupdf.layout"] = None  # type: ignore[assignment]  # an ImportError
         try:
-            import pymupdf  # noqa: F401
+            import pymupdf
         finally:
             if hidden:
                 del sys.modules["pymupdf.layout"]
-    return sys.modules["pymupdf"]
+        _imported.append(True)
+        return pymupdf
 
 
 def with_layout() -> None:
