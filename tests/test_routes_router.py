@@ -4,6 +4,7 @@ the answer's sentence, and the router's accuracy on the labelled set."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -144,6 +145,19 @@ def test_matching_decides_what_it_can_and_leaves_the_rest_to_the_judge() -> None
     assert dates.items == [] and len(dates.candidates) == 3 and not dates.condition_stated
     mentions = match_items(units_of(_chunk("Acme and acme. ACME!")), parse("Every mention of Acme"))
     assert len(mentions.items) == 3 and mentions.items[0].by == "phrase"
+
+
+def test_a_head_word_the_documents_title_says_may_go_unsaid_in_its_lines() -> None:
+    text = "INC-1 Login failure at the gate.\nINC-2 Printer jam.\nIncident log, page 2"
+    logged = [dataclasses.replace(c, title="Incident log 1") for c in [_chunk(text)]]
+    asked = parse("Show me all the login failure incidents that were logged.")
+    found = match_items(units_of(logged[0]), asked)
+    assert [f.unit.text for f in found.items] == ["INC-1 Login failure at the gate."]
+    lines = dataclasses.replace(logged[0], text="INC-1 Login failure.\nINC-2 Printer jam.")
+    every = match_items(units_of(lines), parse("How many incidents are in the log?"))
+    assert every.items == []  # a head the title alone says makes no line an item
+    elsewhere = match_items(units_of(_chunk(text)), asked)  # title "X": the lines must say it
+    assert elsewhere.items == []
 
 
 def test_the_judges_reply_is_read_per_number_and_a_silence_is_no_verdict() -> None:

@@ -51,12 +51,26 @@ def _ids_ok(unit: ItemUnit, target: Target) -> bool:
 
 
 def _heads(units: Sequence[ItemUnit], sets: Sequence[frozenset[str]], target: Target) -> list[int]:
-    """The units with every head stem; without the soft ones when no unit has them all."""
-    for head in (target.head, tuple(h for h in target.head if h not in target.soft)):
-        hits = [i for i, u in enumerate(units) if _has(sets[i], head) and _ids_ok(u, target)]
-        if hits or not target.soft:
-            return hits
-    return []
+    """The units with every head stem; when no unit has them all, the units with every head
+    stem they must say themselves (`_said`)."""
+    hits = [i for i, u in enumerate(units) if _has(sets[i], target.head) and _ids_ok(u, target)]
+    if hits or len(target.head) < 2:
+        return hits
+    titles: dict[str, frozenset[str]] = {}
+    return [i for i, u in enumerate(units)
+            if _has(sets[i], _said(target, u, titles)) and _ids_ok(u, target)]  # fmt: skip
+
+
+def _said(target: Target, unit: ItemUnit, titles: dict[str, frozenset[str]]) -> tuple[str, ...]:
+    """The head stems a unit must state itself: not the soft ones ("items" of "action items"),
+    nor those its document's title states (in "Incident log 1", every line is an incident:
+    "INC-1097 Login failure ..." is a "login failure incident"). At least one stays, so that a
+    head the title alone states never makes every line an item."""
+    title = unit.chunk.title
+    if title not in titles:
+        titles[title] = stem_set(title)
+    implied = target.soft | titles[title]
+    return tuple(h for h in target.head if h not in implied)
 
 
 def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
