@@ -26,8 +26,7 @@ _DOC = (
 _PLACE = re.compile(
     r"\b(?:on|in|at) (?:the )?(?:page|p\.|slide) ?\d+|\bpages? \d+ and|\b(?:on|in) the (?:first|"
     r"last|second|cover|front|title) (?:page|slide)|\b(?:in|on) (?:the )?(?:figure|fig\.?|table|"
-    r"chart|image|photo|photograph|picture|diagram|flow ?chart|graph) ?\d*\b|\b(?:on|in|to|from) "
-    r"this (?:page|slide|figure|table|chart|image|picture|diagram|graph)\b",
+    r"chart|image|photo|photograph|picture|diagram|flow ?chart|graph) ?\d*\b",
     _I,
 )
 
@@ -74,12 +73,6 @@ _EXHAUSTIVE = (
         rf"(?:^|[,;:]\s*)(?:in \w+ )?which (?:of the )?(?:[\w'-]+ ){{0,2}}{_PLURAL} "
         rf"{_SET_VERB}\b",
     ),
-    (
-        "what-plural-listed",
-        rf"(?:^|[,;:]\s*)(?:what|which) (?:[\w'-]+ ){{0,3}}?{_PLURAL} (?:are|were) "
-        r"(?:\w+ )?(?:listed|mentioned|named|cited|given|included|shown|described|presented|"
-        r"referenced|featured)\b",
-    ),
     ("count-verb", r"(?:^|[,;:]\s*)(?:please )?count (?:the|all|every|each)\b"),
     ("list-them", r"\blist (?:them|each|every one)\b"),
 )
@@ -91,7 +84,6 @@ _NOT_A_COUNT = re.compile(
     _I,
 )
 _THROUGHOUT = (
-    ("distinct", r"\bhow many (?:different|distinct|separate|unique|individual)\b"),
     (
         "passive-listed",
         r"\bhow many\b.{0,80}\b(?:are|were|is|was|have been|has been|get|got) "

@@ -3,9 +3,8 @@
 "assigned to Maria Lopez"), exact identifiers ("INV-20417", "P-10") and, for "how many times is
 X mentioned", the phrase whose occurrences are counted.
 
-Words that only say where to look ("in the incident log", "that the log records") or that
-every item would share ("are recorded", "listed") are dropped: they would make every item miss
-or every line match.
+Words that only say where to look ("in the incident log") or that every item would share
+("are recorded", "listed") are dropped: they would make every item miss or every line match.
 """
 
 from __future__ import annotations
@@ -28,9 +27,7 @@ _DOC_WORDS = (
 _WHERE = re.compile(
     rf"\b(?:in|from|across|throughout|within|of) (?:the |these |this |those |my |our |all |"
     rf"every )?(?:[\w&-]+ ){{0,3}}?{_DOC_WORDS}\b|\baccording to (?:the |this )?(?:\w+ ){{0,3}}?"
-    rf"{_DOC_WORDS}\b|\b(?:that|which) (?:the |these |this |those |my |our )(?:[\w&-]+ ){{0,2}}?"
-    rf"{_DOC_WORDS} (?:\w+)(?: to)?\b|\b(?:in total|in all|altogether|overall|please|"
-    r"in list format)\b",
+    rf"{_DOC_WORDS}\b|\b(?:in total|in all|altogether|overall|please|in list format)\b",
     _I,
 )
 _FILLER = re.compile(
@@ -72,13 +69,6 @@ _BREAK = re.compile(
 )
 
 _SENTENCE_END = re.compile(r"[?!]|(?<=[a-z]{2})\.(?=\s+[A-Z\"“])")  # not "P. Smith"
-# "[which invoices] did Acme Ltd send": the subject is the condition; the last verb only links
-# it to the items ("send", "own", "give"), as "assigned" or "issued" do, and items rarely say it
-_DO_CLAUSE = re.compile(
-    r"^\s*(?:do|does|did)\s+(?P<subject>(?:(?!(?:in|on|at|for|from|to|with|by|during|after|"
-    r"before|since|of|about|than)\b)[\w.&'-]+\s+){1,4})(?-i:[a-z]+)$",
-    _I,
-)  # a subject of one to four words, no preposition among them: no phrase after the verb
 _AUXILIARY = re.compile(r"\b(?:are|were|is|was|be|been|being|have been|has been|got)\b", _I)
 _TRAILING = re.compile(
     r"(?:\s+(?:are|were|is|was|been|there|recorded|listed|mentioned|reported|logged|noted|"
@@ -154,9 +144,7 @@ def parse(question: str) -> Target:
     mode, rest = _object(text)
     rest = _clean(rest)
     head_text = _BREAK.split(rest, maxsplit=1)[0]
-    tail = rest[len(head_text) :]
-    do_clause = _DO_CLAUSE.match(tail)
-    condition_text = _FILLER.sub(" ", do_clause.group("subject") if do_clause else tail)
+    condition_text = _FILLER.sub(" ", rest[len(head_text) :])
     head = stems(head_text)
     soft = frozenset(h for h in head if h in GENERIC_HEADS and len(head) > 1)
     noun = _AUXILIARY.sub(" ", _TRAILING.sub("", rest))
