@@ -56,20 +56,20 @@ def _heads(units: Sequence[ItemUnit], sets: Sequence[frozenset[str]], target: Ta
     hits = [i for i, u in enumerate(units) if _has(sets[i], target.head) and _ids_ok(u, target)]
     if hits or len(target.head) < 2:
         return hits
-    titles: dict[str, frozenset[str]] = {}
+    said: dict[str, tuple[str, ...]] = {}  # by document title
+    for unit in units:
+        if unit.chunk.title not in said:
+            said[unit.chunk.title] = _said(target, unit.chunk.title)
     return [i for i, u in enumerate(units)
-            if _has(sets[i], _said(target, u, titles)) and _ids_ok(u, target)]  # fmt: skip
+            if _has(sets[i], said[u.chunk.title]) and _ids_ok(u, target)]  # fmt: skip
 
 
-def _said(target: Target, unit: ItemUnit, titles: dict[str, frozenset[str]]) -> tuple[str, ...]:
-    """The head stems a unit must state itself: not the soft ones ("items" of "action items"),
-    nor those its document's title states (in "Incident log 1", every line is an incident:
-    "INC-1097 Login failure ..." is a "login failure incident"). At least one stays, so that a
-    head the title alone states never makes every line an item."""
-    title = unit.chunk.title
-    if title not in titles:
-        titles[title] = stem_set(title)
-    implied = target.soft | titles[title]
+def _said(target: Target, title: str) -> tuple[str, ...]:
+    """The head stems the lines of a document titled `title` must state themselves: not the
+    soft ones ("items" of "action items"), nor those the title states (in "Incident log 1",
+    every line is an incident: "INC-1097 Login failure ..." is a "login failure incident"). At
+    least one stays, so that a head the title alone states never makes every line an item."""
+    implied = target.soft | stem_set(title)
     return tuple(h for h in target.head if h not in implied)
 
 
