@@ -73,6 +73,12 @@ _EXHAUSTIVE = (
         rf"(?:^|[,;:]\s*)(?:in \w+ )?which (?:of the )?(?:[\w'-]+ ){{0,2}}{_PLURAL} "
         rf"{_SET_VERB}\b",
     ),
+    (
+        "what-plural-listed",
+        rf"(?:^|[,;:]\s*)(?:what|which) (?:[\w'-]+ ){{0,3}}?{_PLURAL} (?:are|were) "
+        r"(?:\w+ )?(?:listed|mentioned|named|cited|given|included|shown|described|presented|"
+        r"referenced|featured)\b",
+    ),
     ("count-verb", r"(?:^|[,;:]\s*)(?:please )?count (?:the|all|every|each)\b"),
     ("list-them", r"\blist (?:them|each|every one)\b"),
 )

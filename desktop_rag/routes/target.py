@@ -3,8 +3,9 @@
 "assigned to Maria Lopez"), exact identifiers ("INV-20417", "P-10") and, for "how many times is
 X mentioned", the phrase whose occurrences are counted.
 
-Words that only say where to look ("in the incident log") or that every item would share
-("are recorded", "listed") are dropped: they would make every item miss or every line match.
+Words that only say where to look ("in the incident log", "that the log records") or that
+every item would share ("are recorded", "listed") are dropped: they would make every item miss
+or every line match.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ _DOC_WORDS = (
 _WHERE = re.compile(
     rf"\b(?:in|from|across|throughout|within|of) (?:the |these |this |those |my |our |all |"
     rf"every )?(?:[\w&-]+ ){{0,3}}?{_DOC_WORDS}\b|\baccording to (?:the |this )?(?:\w+ ){{0,3}}?"
-    rf"{_DOC_WORDS}\b|\b(?:in total|in all|altogether|overall|please|in list format)\b",
+    rf"{_DOC_WORDS}\b|\b(?:that|which) (?:the |these |this |those |my |our )(?:[\w&-]+ ){{0,2}}?"
+    rf"{_DOC_WORDS} (?:\w+)(?: to)?\b|\b(?:in total|in all|altogether|overall|please|"
+    r"in list format)\b",
     _I,
 )
 _FILLER = re.compile(
@@ -42,11 +45,7 @@ _MENTIONS = (
                r"(?:the (?:word|name|term|"
                r"phrase) )?(.+?) (?:mentioned|cited|referenced|named|appear\w*|occur\w*|used|"
                r"come up|referred to)\b", _I),
-    re.compile(rf"how (?:many times|often) (?:do|does|did) (?:the |these |this |my )?"
-               rf"(?:\w+ ){{0,3}}?{_DOC_WORDS} (?:mention|cite|name|reference|refer to)s? (.+)",
-               _I),
-    re.compile(r"\b(?:every|each|all|the) (?:mentions?|occurrences?|references?) (?:of|to) (.+)",
-               _I),
+    re.compile(r"\b(?:every|each|all) (?:mentions?|occurrences?|references?) (?:of|to) (.+)", _I),
     re.compile(r"\b(?:every|each) time (.+?) (?:is|was|are|were) (?:mentioned|named|cited)\b", _I),
 )  # fmt: skip
 _OBJECT = (

@@ -68,7 +68,7 @@ _WHERE = set(stems(
     "brochure page pages survey surveys illustrated chart charts figure figures table tables "
     "graph graphs text whole entire different distinct unique official contact write answer "
     "format integer number total name give find show me please does do did have has can could "
-    "you here count refer"
+    "you here count"
 ))  # fmt: skip
 
 
