@@ -89,8 +89,41 @@ def test_a_vague_question_is_not_judged_on_its_words() -> None:
 
 
 def test_labels_and_years_are_read_where_the_number_is_printed() -> None:
-    assert printed_at(30024.0, 1.0, MEMBERS) == [
-        Printed("International paid memberships at end of period", "2015")]
+    (members,) = printed_at(30024.0, 1.0, MEMBERS)
+    assert (members.label, members.column) == (
+        "International paid memberships at end of period", "2015")
+    assert members.siblings == ("Domestic paid memberships at end of period",
+                                "Total paid memberships at end of period")
     assert printed_at(4.2, 1.0, REPORT) == [Printed("Revenue in 2023 grew to", "")]
     assert years("FY2021 and fiscal 2019, FY18") == {2021, 2019, 2018}
     assert content_stems("Total net revenue in 2015") == {"revenu"}
+
+
+CASH = (
+    "Net cash provided by operating activities \u2014 2021: $ 8,958 | 2020: $ 8,861\n"
+    "Net cash used in investing activities \u2014 2021: (3,535) | 2020: (3,891)\n"
+    "Net cash used in financing activities \u2014 2021: (6,488) | 2020: (1,147)\n"
+    "Net income \u2014 2021: 5,079 | 2020: 4,059\n"
+    "Other comprehensive income: Foreign currency translation \u2014 2021: 143 | 2020: 30\n"
+    "Total other comprehensive income \u2014 2021: 173 | 2020: 45\n"
+)
+
+
+def _cash(line: str, question: str) -> CheckedCalculation:
+    (calc,) = check_calculations(line, [_passage(1, CASH)], question)
+    return calc
+
+
+def test_an_input_from_a_row_beside_the_one_asked_is_flagged() -> None:
+    question = ("What were net cash used in investing activities and net cash provided by "
+                "operating activities combined in 2021?")
+    wrong = _cash("Calculation: 6,488 [1] + 8,958 [1] = 15,446", question)
+    assert wrong.problem is CalculationProblem.LABEL_MISMATCH
+    assert "Net cash used in investing activities" in wrong.message
+    assert _cash("Calculation: 3,535 [1] + 8,958 [1] = 12,493", question).checked
+
+
+def test_a_row_closer_only_by_the_other_inputs_words_is_no_reason_to_flag() -> None:
+    question = ("What were other comprehensive income: foreign currency translation and net "
+                "income combined in 2021?")
+    assert _cash("Calculation: 143 [1] + 5,079 [1] = 5,222", question).checked

@@ -61,10 +61,12 @@ def years(text: str) -> frozenset[int]:
 @dataclass(frozen=True, slots=True)
 class Printed:
     """One place a source prints a number: the label of its row (or the words before it in its
-    sentence) and its column label ("" outside a table)."""
+    sentence), its column label ("" outside a table) and the labels of the other rows of its
+    passage (() outside a table)."""
 
     label: str
     column: str
+    siblings: tuple[str, ...] = ()
 
 
 def _value(text: str) -> Decimal | None:
@@ -80,22 +82,24 @@ def printed_at(value: float, scale: float, passage_text: str) -> list[Printed]:
     if scale != 1:
         wanted.add((Decimal(str(value)) / Decimal(str(scale))).normalize())
     out = []
-    for line in passage_text.splitlines():
+    lines = passage_text.splitlines()
+    for line in lines:
         for m in _NUMBER.finditer(line):
             v = _value(m.group(0))
             if v is not None and v.normalize() in wanted:
-                out.append(_labelled(line, m.start()))
+                out.append(_labelled(line, m.start(), lines))
     return out
 
 
-def _labelled(line: str, at: int) -> Printed:
-    """A table row's label and the column of the cell at `at`; else the sentence's words
-    before the number."""
+def _labelled(line: str, at: int, lines: Sequence[str] = ()) -> Printed:
+    """A table row's label, the column of the cell at `at` and the other rows' labels; else the
+    sentence's words before the number."""
     if _ROW in line[:at]:
         label = line.partition(_ROW)[0]
         cell = line[:at].rsplit("|", 1)[-1].rsplit(_ROW, 1)[-1]
         column = cell.split(":", 1)[0] if ":" in cell else ""
-        return Printed(label.strip(), column.strip())
+        others = tuple(x.partition(_ROW)[0].strip() for x in lines if _ROW in x and x != line)
+        return Printed(label.strip(), column.strip(), others)
     sentence = _SENTENCE_END.split(line[:at])[-1]
     return Printed(" ".join(sentence.split()[-_CONTEXT_WORDS:]), "")
 
@@ -115,27 +119,20 @@ def label_problems(
     """What is wrong with the inputs' labels and periods for `question` ([] when nothing)."""
     used = content_stems("\n".join(p.text for p in passages))
     asked = content_stems(question) & used
-    by_n = {p.n: p for p in passages}
     ops = _operators(expression)
     ratio = bool(ops & {"/", "*"})
     named = years(question)
     allowed = named | ({y - 1 for y in named} if ops & {"-", "/"} else set())
-    definition = asked | (content_stems(" ".join(defined_by)) & used)
+    wanted = asked | (content_stems(" ".join(defined_by)) & used) if ratio else asked
+    placed = _placed(inputs, passages)
     problems: list[str] = []
     shares: list[bool] = []
-    for item in inputs:
-        if item.constant or item.from_calculation is not None or not item.found_in:
-            continue
-        places = [p for n in item.found_in if n in by_n
-                  for p in printed_at(item.value, item.scale, by_n[n].text)]  # fmt: skip
-        if not places:
-            continue
+    for item, places in placed:
         in_period = [p for p in places if _period_ok(p, allowed)]
         if named and not in_period:
             problems.append(f"{item.text} is under {places[0].column or 'another period'}; "
                             f"the question asks about {_years_text(named)}")  # fmt: skip
             continue
-        wanted = definition if ratio else asked
         labels = [content_stems(p.label) for p in (in_period or places)]
         # a label of no content word ("Total", "Other, net") says nothing either way
         words_ok = not wanted or any(not stems or stems & wanted for stems in labels)
@@ -144,9 +141,59 @@ def label_problems(
             label = (in_period or places)[0].label
             problems.append(f"{item.text} is labelled \u201c{label}\u201d, not what the "
                             "question asks")  # fmt: skip
+        elif not ratio and asked:
+            others = frozenset().union(*(content_stems(p.label) for i, ps in placed
+                                         if i is not item for p in ps))  # fmt: skip
+            problems.extend(_closer_row(item.text, in_period or places, asked, others))
     if ratio and shares and not any(shares):
         problems.append("no input is labelled with what the question asks")
     return problems
+
+
+def _placed(
+    inputs: Sequence[CheckedInput], passages: Sequence[Passage]
+) -> list[tuple[CheckedInput, list[Printed]]]:
+    """Each input read from the sources with the places its sources print it."""
+    by_n = {p.n: p for p in passages}
+    out = []
+    for item in inputs:
+        if item.constant or item.from_calculation is not None or not item.found_in:
+            continue
+        places = [p for n in item.found_in if n in by_n
+                  for p in printed_at(item.value, item.scale, by_n[n].text)]  # fmt: skip
+        if places:
+            out.append((item, places))
+    return out
+
+
+def _closer_row(
+    text: str, places: Sequence[Printed], asked: frozenset[str], others: frozenset[str]
+) -> list[str]:
+    """A problem when every row printing an added input has, in its own table, a row that says
+    more of what the question asks and nothing more that it does not ask ("net cash used in
+    financing activities" where "net cash used in investing activities" is asked and printed
+    beside it). The words a closer row adds must not all be words of the calculation's other
+    inputs' labels: "Net income" plus "Other comprehensive income: Foreign currency
+    translation" asks for both, whatever "Total other comprehensive income" says. [] when some
+    place of the input has no closer row."""
+    closer: list[tuple[str, str]] = []
+    for place in places:
+        said = content_stems(place.label)
+        hit, extra = said & asked, said - asked
+        better = next((o for o in place.siblings
+                       if _closer(content_stems(o), hit, extra, asked, others)), None)  # fmt: skip
+        if better is None:
+            return []
+        closer.append((place.label, better))
+    label, better = closer[0]
+    return [f"{text} is labelled \u201c{label}\u201d; the question asks for \u201c{better}\u201d"]
+
+
+def _closer(row: frozenset[str], hit: frozenset[str], extra: frozenset[str],
+            asked: frozenset[str], others: frozenset[str]) -> bool:
+    """`row` says all the question words a label says and more, one of them no other input's
+    label says, and no word the question does not say that the label does not say."""
+    return (row & asked) > hit and bool((row & asked) - hit - others) and (row - asked) <= extra
 
 
 def _period_ok(place: Printed, allowed: set[int] | frozenset[int]) -> bool:
