@@ -182,3 +182,14 @@ def test_ask_json_carries_the_route_count_and_every_item(library: Library, capsy
     assert [i["page"] for i in out["items"]] == q.pages
     assert f"…and {q.count - 25} more." in out["answer"]
     assert {c["n"] for c in out["citations"]} == {i["n"] for i in out["items"]}
+
+
+def test_an_unsure_how_many_is_counted_where_the_scope_lists_the_things(library: Library) -> None:
+    services, questions, ids, _ = library
+    q = questions["incident-log-1-q2"]  # "List every <thing> in the incident log."
+    thing = q.question.removeprefix("List every ").removesuffix(" in the incident log.")
+    scope = DocScope(only=frozenset({ids[q.doc]}))
+    answer = services.ask(f"How many {thing} incidents were there?", scope=scope)
+    assert answer.route.route is RouteName.EXHAUSTIVE, answer.route.reason
+    assert answer.route.reason.startswith("how-many:listed")
+    assert answer.route.count == q.count

@@ -50,7 +50,9 @@ def _ids_ok(unit: ItemUnit, target: Target) -> bool:
     return all(has_identifier(unit.text, i) for i in target.identifiers)
 
 
-def _heads(units: Sequence[ItemUnit], sets: Sequence[frozenset[str]], target: Target) -> list[int]:
+def head_indices(
+    units: Sequence[ItemUnit], sets: Sequence[frozenset[str]], target: Target
+) -> list[int]:
     """The units with every head stem; when no unit has them all, the units with every head
     stem they must say themselves (`_said`)."""
     hits = [i for i, u in enumerate(units) if _has(sets[i], target.head) and _ids_ok(u, target)]
@@ -78,7 +80,7 @@ def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
     if target.mode is Mode.MENTIONS:
         return _mentions(units, target)
     sets = [stem_set(u.text) for u in units]
-    heads = _heads(units, sets, target)
+    heads = head_indices(units, sets, target)
     if not heads and not target.identifiers:
         shared, _ = content_word_candidates(units, sets, target)
         return Matches(candidates=[units[i] for i in shared],

@@ -202,7 +202,10 @@ def decide(question: str) -> RouteDecision:
     if summary is not None:
         return RouteDecision(RouteName.SUMMARY, summary)
     if _HOW_MANY.search(text):
-        return RouteDecision(RouteName.LOOKUP, "how-many:stated-number", sure=False)
+        # one page or figure's number is read there; else the scope's text decides between a
+        # number it states and a count through it (routes/count_evidence.py)
+        rule = "how-many:one-place" if _PLACE.search(text) else "how-many:stated-number"
+        return RouteDecision(RouteName.LOOKUP, rule, sure=False)
     return RouteDecision(RouteName.LOOKUP, "default", sure=False)
 
 

@@ -25,6 +25,7 @@ from desktop_rag.domain import Answer, DocFocus, DocScope
 from desktop_rag.domain.routed import RouteName
 from desktop_rag.routes.base import Route, RouteRequest, RouteTable, SearchPort
 from desktop_rag.routes.compare import CompareParts, CompareRoute, GivenAnswer
+from desktop_rag.routes.count_evidence import CountEvidence, CountWhenListed
 from desktop_rag.routes.dense import Paraphrases
 from desktop_rag.routes.exhaustive import ExhaustiveRoute, ExhaustiveSettings
 from desktop_rag.routes.judge import ModelJudge
@@ -198,9 +199,10 @@ def route_table(
     the documents a question names (the search service's own finder, so that it is one)."""
     plain = lookup_route(ctx, search, core)
     finder = named or focus_finder(ctx)
+    count = LookupWhenNoneFound(exhaustive_route(ctx), plain)
     return RouteTable({
-        RouteName.LOOKUP: plain,
-        RouteName.EXHAUSTIVE: LookupWhenNoneFound(exhaustive_route(ctx), plain),
+        RouteName.LOOKUP: CountWhenListed(plain, count, CountEvidence(ctx.catalog)),
+        RouteName.EXHAUSTIVE: count,
         RouteName.SUMMARY: Deferred(lambda: summary_route(ctx, plain, named=finder)),
         RouteName.COMPARE: Deferred(
             lambda: compare_route(ctx, search, plain.answer_given, plain, finder)),

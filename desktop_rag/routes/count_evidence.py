@@ -1,0 +1,179 @@
+"""Whether a "how many" question asks for a number the documents state or for a count through
+them, decided from the documents in scope, not from the question's words.
+
+"How many warehouses did Costco operate?" and "How many complaints were about late delivery?"
+have the same grammar. The router's rules send both to lookup, unsure. What tells them apart
+is in the scope: a report prints "we operated 815 warehouses" (a number next to the thing
+asked for), a complaints register lists one complaint a line and states no total. So, where
+the router is unsure, the scope is read (every line, as the count route would) and:
+
+- a line that holds the thing asked for with a number beside it ("815 warehouses",
+  "Warehouses — 2021: 815", "complaints: 47") states the answer: lookup;
+- else, when several lines hold the thing ("INC-1097 Power failure ..." for power failures),
+  or a document's title names it (every line of "Complaints register" is a complaint), the
+  answer is a count through the scope: the count route, which never samples;
+- else lookup: nothing in scope is a list of such things.
+
+The read is bounded (`max_chunks`): past it the question stays with lookup, and the answer's
+route reason says why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from desktop_rag.domain import Answer, DocScope, Document
+from desktop_rag.domain.routed import RouteName
+from desktop_rag.routes.base import Route, RouteRequest
+from desktop_rag.routes.content_words import content_word_candidates
+from desktop_rag.routes.matching import head_indices
+from desktop_rag.routes.scope import named_documents
+from desktop_rag.routes.target import Mode, Target, parse
+from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, documents_in, units_of
+from desktop_rag.text.words import stem_set, stem_words
+
+UNSURE_RULE = "how-many:stated-number"  # the router's reason when it leaves a count to lookup
+MIN_LINES = 3  # lines holding the thing asked for that make a list of them
+NEAR = 3  # link words and separators between the thing asked for and its stated number
+_TOKEN = re.compile(r"[A-Za-z][\w'&-]*|\d[\d,]*(?:\.\d+)?%?|[^\s\w]")
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?$")
+_DATE_MARKS = frozenset(":-/.")
+_SEPARATORS = frozenset(":—–-|=()")
+_LINKS = frozenset({"of", "was", "were", "is", "are", "totalled", "totaled", "total",
+                    "numbered", "came", "to", "at"})  # fmt: skip
+_NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight",
+                           "nine", "ten", "eleven", "twelve", "dozen"})  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What the scope holds about the thing asked for: the lines holding it, those of them
+    stating a number beside it, and whether a document's title names it."""
+
+    lines: int
+    stated: int
+    titled: bool
+
+    @property
+    def listed(self) -> bool:
+        """The scope lists the things one by one and states no number of them."""
+        return not self.stated and (self.lines >= MIN_LINES or self.titled)
+
+    def reason(self) -> str:
+        if self.stated:
+            return f"{self.stated} line(s) in scope state a number of them"
+        if self.listed:
+            titled = ", a document's title names them" if self.titled else ""
+            return f"{self.lines} line(s) in scope list them, none states a number{titled}"
+        return f"{self.lines} line(s) in scope hold them: no list"
+
+
+def _is_number(token: str) -> bool:
+    """A count's number: digits or a number word, not a year (2021)."""
+    if token.lower() in _NUMBER_WORDS:
+        return True
+    if not _NUMBER.match(token):
+        return False
+    plain = token.replace(",", "")
+    return not (len(plain) == 4 and plain.isdigit() and 1900 <= int(plain) <= 2099)
+
+
+def _counts_before(tokens: Sequence[str], i: int) -> bool:
+    """"815 warehouses", "47 customer complaints": a number just before the word, or before
+    one plain word before it; not the end of a time or a date ("13:22 INC-1003 Power")."""
+    for at in (i - 1, i - 2):
+        if at < 0 or not _is_number(tokens[at]):
+            continue
+        between = tokens[at + 1 : i]
+        plain = all(t.isalpha() for t in between)
+        if plain and (at == 0 or tokens[at - 1] not in _DATE_MARKS):
+            return True
+    return False
+
+
+def _counts_after(tokens: Sequence[str], i: int) -> bool:
+    """"Warehouses — 2021: 815", "complaints: 47", "warehouses totalled 815": the first word
+    after the thing, past separators, link words and years, is a number."""
+    for token in tokens[i + 1 : i + 1 + 2 * NEAR]:
+        if token in _SEPARATORS or token.lower() in _LINKS or _is_year(token):
+            continue
+        return _is_number(token)
+    return False
+
+
+def _is_year(token: str) -> bool:
+    return bool(_NUMBER.match(token)) and not _is_number(token)
+
+
+def states_number(text: str, head: Sequence[str]) -> bool:
+    """A number counting a word of the thing asked for, in `text`."""
+    tokens = _TOKEN.findall(text)
+    stemmed = stem_words([t.lower() for t in tokens])
+    wanted = set(head)
+    return any(stem in wanted and (_counts_before(tokens, i) or _counts_after(tokens, i))
+               for i, stem in enumerate(stemmed))  # fmt: skip
+
+
+def evidence(target: Target, units: Sequence[ItemUnit]) -> Evidence:
+    """What `units` (every line in scope) say of `target`'s thing."""
+    sets = [stem_set(u.text) for u in units]
+    # the question's verb may be in the head ("crashes happened"): then the lines holding the
+    # question's words the scope states, as the count route reads them
+    lines = head_indices(units, sets, target) or content_word_candidates(units, sets, target)[0]
+    said = [h for h in target.head if h not in target.soft] or list(target.head)
+    stated = sum(1 for i in lines if states_number(units[i].text, said))
+    head = set(target.head)
+    titled = bool(head) and any(head <= stem_set(u.chunk.title) for u in units)
+    return Evidence(len(lines), stated, titled)
+
+
+class CountEvidence:
+    """Reads the scope of an unsure "how many" question (`source`: the catalog) and says
+    whether it lists the things asked for (see the module docstring)."""
+
+    def __init__(self, source: ChunkSource, max_chunks: int = 5000) -> None:
+        self.source = source
+        self.max_chunks = max_chunks
+
+    def weigh(self, query: str, scope: DocScope) -> Evidence | None:
+        """The evidence, or None where the question names no thing or the scope is too big
+        to read for a decision."""
+        target = parse(query)
+        if target.mode is not Mode.COUNT or not target.head:
+            return None
+        docs = self._documents(query, scope)
+        if not docs or sum(d.chunks for d in docs) > self.max_chunks:
+            return None
+        units = [u for d in docs for c in self.source.chunks_of(d.doc_id) for u in units_of(c)]
+        return evidence(target, distinct(units))
+
+    def _documents(self, query: str, scope: DocScope) -> list[Document]:
+        docs = documents_in(self.source, scope)
+        named = named_documents(query, docs) if scope.whole_library else []
+        return named or docs
+
+
+class CountWhenListed:
+    """The lookup route's place in the table: it answers every question sent to lookup, except
+    an unsure "how many" whose scope lists the things asked for, which goes to `count` (the
+    count route). A user forcing a route keeps it. The answer's route says what was decided
+    and from what evidence."""
+
+    def __init__(self, lookup: Route, count: Route, weigh: CountEvidence) -> None:
+        self.lookup = lookup
+        self.count = count
+        self.weigh = weigh
+
+    def answer(self, request: RouteRequest) -> Answer:
+        info = request.info
+        if info.forced or info.reason != UNSURE_RULE:
+            return self.lookup.answer(request)
+        found = self.weigh.weigh(request.query, request.scope)
+        if found is None or not found.listed:
+            why = f"{UNSURE_RULE} ({found.reason()})" if found is not None else info.reason
+            return self.lookup.answer(replace(request, info=replace(info, reason=why)))
+        counted = replace(info, route=RouteName.EXHAUSTIVE, handled_by=RouteName.EXHAUSTIVE,
+                          reason=f"how-many:listed ({found.reason()})")  # fmt: skip
+        return self.count.answer(replace(request, info=counted))

@@ -1,0 +1,67 @@
+"""An unsure "how many" decided from the scope's text (routes/count_evidence.py): a number the
+documents state is looked up, a list of the things is counted through."""
+
+from __future__ import annotations
+
+from desktop_rag.domain import Chunk, DocKind
+from desktop_rag.routes.count_evidence import evidence, states_number
+from desktop_rag.routes.router import decide
+from desktop_rag.routes.target import parse
+from desktop_rag.routes.units import ItemUnit, units_of
+from desktop_rag.text.words import stems
+
+
+def _units(title: str, text: str) -> list[ItemUnit]:
+    chunk = Chunk("c1", "d1", f"/docs/{title}.pdf", title, DocKind.PDF, text, 1, (1,),
+                  (0, len(text)))  # fmt: skip
+    return units_of(chunk)
+
+
+REPORT = (
+    "Costco operates membership warehouses.\n"
+    "At year end we operated 815 warehouses worldwide.\n"
+    "Our warehouses carry about 4,000 items.\n"
+    "New warehouses opened in Texas and Japan.\n"
+)
+LOG = "\n".join(
+    f"2024-0{m}-1{m} 13:2{m} INC-10{m}3 Printer jam in building {b}; closed after {m}7 minutes."
+    for m, b in zip(range(1, 8), "ABCABCA", strict=True)
+)
+REGISTER = "\n".join(f"C-10{n}: parcel arrived {n} days late; refund sent." for n in range(1, 9))
+
+
+def test_a_number_beside_the_thing_is_stated_a_date_or_time_is_not() -> None:
+    assert states_number("At year end we operated 815 warehouses.", stems("warehouses"))
+    assert states_number("Warehouses \u2014 2021: 815 | 2020: 795", stems("warehouses"))
+    assert states_number("The register holds 47 customer complaints.", stems("complaints"))
+    assert states_number("Complaints: twelve", stems("complaints"))
+    assert not states_number(LOG.splitlines()[0], stems("printer jams"))
+    assert not states_number("In 2021 warehouses grew.", stems("warehouses"))
+
+
+def test_a_report_that_states_the_number_is_no_list() -> None:
+    question = "How many warehouses did Costco operate?"
+    assert decide(question).rule == "how-many:stated-number"
+    found = evidence(parse(question), _units("Annual report", REPORT))
+    assert found.stated == 1 and not found.listed
+
+
+def test_a_log_of_the_things_is_a_list_to_count() -> None:
+    found = evidence(parse("How many printer jams were there?"), _units("Incident log", LOG))
+    assert (found.lines, found.stated, found.listed) == (7, 0, True)
+    # a verb the question's parse keeps in the thing ("jams happened"): the words the log says
+    found = evidence(parse("How many printer jams happened?"), _units("Incident log", LOG))
+    assert (found.lines, found.listed) == (7, True)
+
+
+def test_a_register_named_for_the_things_is_a_list_though_its_lines_do_not_say_them() -> None:
+    question = "How many complaints were about late delivery?"
+    found = evidence(parse(question), _units("Complaints register", REGISTER))
+    assert found.titled and found.listed
+    assert not evidence(parse(question), _units("Annual report", REPORT)).listed
+
+
+def test_a_question_about_one_page_is_not_left_to_the_evidence() -> None:
+    assert decide("How many people with scarves are there on page 5?").rule == (
+        "how-many:one-place"
+    )
