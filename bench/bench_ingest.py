@@ -113,6 +113,13 @@ def _cpu_s(who: int) -> float:
     return used.ru_utime + used.ru_stime
 
 
+def _process_age_s() -> float:
+    """Seconds since the kernel started this process (interpreter start-up and imports included):
+    field 22 of /proc/self/stat, in clock ticks after boot. bench_peer's whole-process numbers."""
+    ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+    return float(Path("/proc/uptime").read_text().split()[0]) - ticks / os.sysconf("SC_CLK_TCK")
+
+
 def _embed_alone(embedder: Any, texts: list[str]) -> float:
     """The embedder given every distinct chunk text in one call (its own batching)."""
     start = time.perf_counter()
@@ -135,9 +142,11 @@ def child(folder: Path, data_dir: Path, profile: str, tables: str = "auto") -> d
     began, cpu_began = time.perf_counter(), _cpu_s(resource.RUSAGE_SELF)
     report = services.ingest([folder], tables_now=False)
     in_embedder_s, text_cpu_s = timer.seconds, _cpu_s(resource.RUSAGE_SELF) - cpu_began
+    searchable_age_s = _process_age_s()
     queued = services.tables_pending()
     table_pass = services.enrich_tables()
     until_tables_s = time.perf_counter() - began
+    tables_age_s = _process_age_s()
     tables_cpu_s = _cpu_s(resource.RUSAGE_SELF) - cpu_began - text_cpu_s
     ingest_peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     again = services.ingest([folder])
@@ -162,6 +171,8 @@ def child(folder: Path, data_dir: Path, profile: str, tables: str = "auto") -> d
         "text_cpu_s": round(text_cpu_s, 1),  # this process; the table workers' CPU below
         "tables_cpu_s": round(tables_cpu_s + _cpu_s(resource.RUSAGE_CHILDREN), 1),
         "pages_per_s_with_tables": round(pages / until_tables_s, 2),
+        "process_start_to_searchable_s": round(searchable_age_s, 2),
+        "process_start_to_tables_s": round(tables_age_s, 2),
         "embedded_word_pieces_per_s": round(sum(unique.values()) / seconds, 1),
         "mean_word_pieces_per_chunk": round(sum(pieces) / max(len(pieces), 1), 1),
         "share_of_word_pieces_embedded": round(

