@@ -37,6 +37,10 @@ def test_a_number_beside_the_thing_is_stated_a_date_or_time_is_not() -> None:
     assert states_number("Complaints: twelve", stems("complaints"))
     assert not states_number(LOG.splitlines()[0], stems("printer jams"))
     assert not states_number("In 2021 warehouses grew.", stems("warehouses"))
+    assert not states_number("Action item 7: Omar to call the supplier.", stems("action items"))
+    row = "Directors \u2014 Membership of Board of other Companies *: 14 11 5 | Attendance: 7"
+    assert states_number(row, stems("membership"), stems("board other companies"))
+    assert not states_number(row, stems("membership"))
 
 
 def test_a_report_that_states_the_number_is_no_list() -> None:

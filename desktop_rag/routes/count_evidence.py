@@ -32,11 +32,11 @@ from desktop_rag.routes.matching import head_indices
 from desktop_rag.routes.scope import named_documents
 from desktop_rag.routes.target import Mode, Target, parse
 from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, documents_in, units_of
-from desktop_rag.text.words import stem_set, stem_words
+from desktop_rag.text.words import STOPWORDS, stem_set, stem_words
 
 UNSURE_RULE = "how-many:stated-number"  # the router's reason when it leaves a count to lookup
 MIN_LINES = 3  # lines holding the thing asked for that make a list of them
-NEAR = 3  # link words and separators between the thing asked for and its stated number
+_AFTER = 12  # words after the thing asked for where its stated number may stand
 _TOKEN = re.compile(r"[A-Za-z][\w'&-]*|\d[\d,]*(?:\.\d+)?%?|[^\s\w]")
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?$")
 _DATE_MARKS = frozenset(":-/.")
@@ -93,13 +93,20 @@ def _counts_before(tokens: Sequence[str], i: int) -> bool:
     return False
 
 
-def _counts_after(tokens: Sequence[str], i: int) -> bool:
-    """"Warehouses — 2021: 815", "complaints: 47", "warehouses totalled 815": the first word
-    after the thing, past separators, link words and years, is a number."""
-    for token in tokens[i + 1 : i + 1 + 2 * NEAR]:
-        if token in _SEPARATORS or token.lower() in _LINKS or _is_year(token):
-            continue
-        return _is_number(token)
+def _counts_after(tokens: Sequence[str], stemmed: Sequence[str], i: int,
+                  named: frozenset[str]) -> bool:
+    """"Warehouses — 2021: 815", "complaints: 47", "Membership of Board of other Companies *:
+    14": past the rest of the thing's name (the question's words, small words, marks) and
+    years, the first word is a number after a separator or link word. A number straight after
+    the word is a label ("Item 7", "Step 2"), not a count."""
+    linked = False
+    for token, stem in zip(tokens[i + 1 : i + 1 + _AFTER], stemmed[i + 1 : i + 1 + _AFTER],
+                           strict=False):  # fmt: skip
+        if token in _SEPARATORS or token.lower() in _LINKS:
+            linked = True
+        elif not (_is_year(token) or stem in named or token.lower() in STOPWORDS
+                  or not token[0].isalnum()):  # fmt: skip
+            return linked and _is_number(token)
     return False
 
 
@@ -107,12 +114,15 @@ def _is_year(token: str) -> bool:
     return bool(_NUMBER.match(token)) and not _is_number(token)
 
 
-def states_number(text: str, head: Sequence[str]) -> bool:
-    """A number counting a word of the thing asked for, in `text`."""
+def states_number(text: str, head: Sequence[str], named: Sequence[str] = ()) -> bool:
+    """A number counting a word of the thing asked for (`head`), in `text`; `named` are the
+    question's other words, which may stand between the thing and its number."""
     tokens = _TOKEN.findall(text)
     stemmed = stem_words([t.lower() for t in tokens])
     wanted = set(head)
-    return any(stem in wanted and (_counts_before(tokens, i) or _counts_after(tokens, i))
+    words = frozenset((*head, *named))
+    return any(stem in wanted and (_counts_before(tokens, i)
+                                   or _counts_after(tokens, stemmed, i, words))
                for i, stem in enumerate(stemmed))  # fmt: skip
 
 
@@ -123,7 +133,7 @@ def evidence(target: Target, units: Sequence[ItemUnit]) -> Evidence:
     # question's words the scope states, as the count route reads them
     lines = head_indices(units, sets, target) or content_word_candidates(units, sets, target)[0]
     said = [h for h in target.head if h not in target.soft] or list(target.head)
-    stated = sum(1 for i in lines if states_number(units[i].text, said))
+    stated = sum(1 for i in lines if states_number(units[i].text, said, target.condition))
     head = set(target.head)
     titled = bool(head) and any(head <= stem_set(u.chunk.title) for u in units)
     return Evidence(len(lines), stated, titled)
