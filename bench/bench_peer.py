@@ -73,7 +73,9 @@ def compare(dataset: str, limit: int, peer_first: bool = False) -> dict[str, Any
     out: dict[str, Any] = {"dataset": f"{dataset} ({limit or 'all'} PDFs)",
                            "cpus": os.cpu_count()}
     with tempfile.TemporaryDirectory(prefix="bench-peer-") as tmp:
-        folder = dataset_folder(dataset, limit, Path(tmp))
+        # always a folder of links: LlamaIndex's reader skips every file under a hidden
+        # folder ("~/.cache/..."), so both sides read the same copy
+        folder = dataset_folder(dataset, limit or sys.maxsize, Path(tmp))
         sides = [("project", run_project), ("peer", run_peer)]
         for name, measure in reversed(sides) if peer_first else sides:
             load = os.getloadavg()
