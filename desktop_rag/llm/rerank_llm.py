@@ -45,12 +45,12 @@ class LlmReranker:
             ),
         ]
         tokens = engine.tokenize_prompt(engine.render(messages))
-        yes, no = _answer_tokens(engine, "yes"), _answer_tokens(engine, "no")
+        yes, no = answer_tokens(engine, "yes"), answer_tokens(engine, "no")
         logits = engine.next_token_logits(tokens, [*yes, *no])
-        return _probability(logits[: len(yes)], logits[len(yes) :])
+        return yes_probability(logits[: len(yes)], logits[len(yes) :])
 
 
-def _answer_tokens(engine: TokenScoring, word: str) -> list[int]:
+def answer_tokens(engine: TokenScoring, word: str) -> list[int]:
     """First tokens of the word's spellings ("yes", "Yes", " yes" ...), without duplicates."""
     ids: list[int] = []
     for form in (word, word.capitalize(), f" {word}", f" {word.capitalize()}"):
@@ -59,7 +59,7 @@ def _answer_tokens(engine: TokenScoring, word: str) -> list[int]:
     return ids
 
 
-def _probability(yes: Sequence[float], no: Sequence[float]) -> float:
+def yes_probability(yes: Sequence[float], no: Sequence[float]) -> float:
     top = max(*yes, *no)
     p_yes = sum(math.exp(v - top) for v in yes)
     return p_yes / (p_yes + sum(math.exp(v - top) for v in no))

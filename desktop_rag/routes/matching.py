@@ -3,8 +3,9 @@ which only the model can tell (candidates).
 
 An item matches when it has every stem of the head and, where the question names a subset,
 every stem of the condition. A condition the text never states in those words ("paid late"
-where lines only give dates) cannot be decided by matching: then every item of the head is a
-candidate for the judge. A line that denies ("no outage was seen") is a candidate too. For
+where lines only give dates) cannot be decided by matching: then every item of the head that
+holds the condition's words some item states is a candidate for the judge ("Acme Ltd" of
+"invoices did Acme Ltd send"). A line that denies ("no outage was seen") is a candidate too. For
 "how many times is X mentioned" every occurrence of X (or of its identifier) is an item.
 When no item has every stem of the head ("incidents involved a forklift": no line says
 "involved"), every item sharing the question's words that the text states is a candidate
@@ -91,7 +92,7 @@ def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
         stated = [i for i in heads if _has(sets[i], target.condition)]
         out.condition_stated = bool(stated)
         if not stated:
-            out.candidates = [units[i] for i in heads]
+            out.candidates = [units[i] for i in _holding_stated(heads, sets, target.condition)]
             return out
         chosen = stated
     by = "identifier" if target.identifiers else "terms"
@@ -101,6 +102,17 @@ def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
         else:
             out.items.append(Found(units[i], by))
     return out
+
+
+def _holding_stated(
+    heads: Sequence[int], sets: Sequence[frozenset[str]], condition: Sequence[str]
+) -> list[int]:
+    """The items of the head that hold every word of the condition some item states: "invoices
+    did Acme Ltd send" leaves "send" to the judge (no invoice line says it) but not "Acme Ltd"
+    (an invoice without it is no invoice Acme Ltd sent). Every item of the head when no item
+    states a word of the condition ("paid late" over lines of dates)."""
+    said = {c for c in condition if any(c in sets[i] for i in heads)}
+    return [i for i in heads if said <= sets[i]]
 
 
 def _mentions(units: Sequence[ItemUnit], target: Target) -> Matches:

@@ -1,0 +1,65 @@
+"""The count's judge, line by line (judge-v4): each candidate line is asked on its own and the
+model's probability of "yes" decides, so one verdict cannot be copied down a batch."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from desktop_rag.domain.fakes import FakeChatEngine
+from desktop_rag.routes.judge import ModelJudge
+
+LINES = [
+    "INC-1 Power failure in the lab; closed after 18 minutes.",
+    "INC-2 Printer jam in building A; closed after 9 minutes.",
+    "INC-3 Power failure in floor 3; closed after 40 minutes.",
+]
+
+
+class ScoringEngine(FakeChatEngine):
+    """Gives next-token logits as the llama.cpp engine does: "yes" for a line saying
+    "Power failure", "no" for any other; remembers each prompt it scored."""
+
+    def __init__(self) -> None:
+        super().__init__("1: no\n2: no\n3: no")
+        self.scored: list[str] = []
+        self.generated = 0
+
+    def render(self, messages: Any) -> str:
+        return "\n".join(m.content for m in messages)
+
+    def tokenize_prompt(self, text: str) -> list[int]:
+        word = text.strip().lower()
+        if word in ("yes", "no"):
+            return [1 if word == "yes" else 2]
+        self.scored.append(text)
+        return [3, len(self.scored)]
+
+    def next_token_logits(self, tokens: Sequence[int], candidates: Sequence[int]) -> list[float]:
+        line = self.scored[tokens[-1] - 1].rsplit("Line: ", 1)[-1]
+        yes = 4.0 if "Power failure" in line else -4.0
+        return [yes if c == 1 else 0.0 for c in candidates]
+
+    def generate(self, *args: Any, **kwargs: Any) -> Any:
+        self.generated += 1
+        return super().generate(*args, **kwargs)
+
+
+def test_each_line_is_scored_on_its_own_after_the_shared_question() -> None:
+    engine = ScoringEngine()
+    progress: list[tuple[int, int]] = []
+    verdicts = ModelJudge(lambda: engine).judge(
+        "How many power failures happened?", "power failures happened", LINES,
+        on_batch=lambda done, total: progress.append((done, total)),
+    )  # fmt: skip
+    assert verdicts.said == [True, False, True]
+    assert engine.generated == 0 and verdicts.calls == 3
+    assert progress == [(3, 3)]
+    prompts = engine.scored
+    assert all(p.startswith(prompts[0].rsplit("Line: ", 1)[0]) for p in prompts)  # one prefix
+
+
+def test_an_engine_without_logits_is_judged_in_batches() -> None:
+    engine = FakeChatEngine("1: yes\n2: no\n3: yes")
+    verdicts = ModelJudge(lambda: engine).judge("How many?", "power failures", LINES)
+    assert verdicts.said == [True, False, True] and verdicts.calls == 1
