@@ -63,3 +63,18 @@ def test_an_engine_without_logits_is_judged_in_batches() -> None:
     engine = FakeChatEngine("1: yes\n2: no\n3: yes")
     verdicts = ModelJudge(lambda: engine).judge("How many?", "power failures", LINES)
     assert verdicts.said == [True, False, True] and verdicts.calls == 1
+
+
+def test_the_real_model_gives_a_probability_for_every_line(tiny_chat_engine: Any) -> None:
+    from desktop_rag.llm.line_judge import scores_lines, yes_probabilities
+
+    assert scores_lines(tiny_chat_engine)
+    asked = ("How many power failures happened?", "power failures happened")
+    first = yes_probabilities(tiny_chat_engine, *asked, LINES)
+    assert len(first) == 3 and all(0.0 < p < 1.0 for p in first)
+    assert yes_probabilities(tiny_chat_engine, *asked, LINES) == first  # the same, read again
+    # in another order a line is evaluated after another prefix: the same within rounding
+    again = yes_probabilities(tiny_chat_engine, *asked, list(reversed(LINES)))
+    assert all(abs(a - b) < 0.02 for a, b in zip(reversed(again), first, strict=True))
+    verdicts = ModelJudge(lambda: tiny_chat_engine).judge(*asked, LINES)
+    assert verdicts.said == [p >= 0.5 for p in first]
