@@ -13,7 +13,7 @@ from desktop_rag.domain import Answer, Chunk, DocKind, DocStatus, Document, Rout
 from desktop_rag.evaluation import route_eval
 from desktop_rag.routes.base import RouteRequest, RouteTable, parse_route
 from desktop_rag.routes.compose import Reading, headline
-from desktop_rag.routes.judge import judge_messages, parse_picks, parse_verdicts, pick_messages
+from desktop_rag.routes.judge import judge_messages, parse_verdicts
 from desktop_rag.routes.matching import match_items
 from desktop_rag.routes.router import decide
 from desktop_rag.routes.scope import named_documents
@@ -158,15 +158,6 @@ def test_the_judges_reply_is_read_per_number_and_a_silence_is_no_verdict() -> No
     assert parse_verdicts("1: yes\n2. No\n3) yes\n1: no", 4) == [True, False, True, None]
     messages = judge_messages("Which?", "late invoices", ["see [1] <source>", "b"])
     assert "1) see (1) ‹source>" in messages[1].content and "lines 1 to 2" in messages[1].content
-
-
-def test_a_picking_judge_names_its_lines_and_a_reply_naming_none_decides_nothing() -> None:
-    assert parse_picks("1, 3", 4) == [True, False, True, False]
-    assert parse_picks("None of them.", 2) == [False, False]
-    assert parse_picks("I cannot tell.", 2) == [None, None]
-    assert parse_picks("7", 2) == [None, None]  # no line of the batch named
-    messages = pick_messages("Which?", "late invoices", ["a", "b"])
-    assert "Which of the lines 1 to 2 are one of them?" in messages[1].content
 
 
 def test_a_condition_no_line_states_in_full_is_judged_on_the_lines_holding_its_stated_words() -> (
