@@ -132,11 +132,7 @@ def test_matching_decides_what_it_can_and_leaves_the_rest_to_the_judge() -> None
     assert [f.unit.text for f in found.items] == ["Invoice A from Acme: paid late."]
     assert found.candidates == []  # "late" is stated: C does not say "paid"
     dates = match_items(units, parse("How many invoices were paid after the due date?"))
-    assert dates.items == [] and not dates.condition_stated
-    # "paid" is the condition's word the invoices state: C, which does not say it, is no
-    # invoice paid after its due date
-    assert [u.text for u in dates.candidates] == ["Invoice A from Acme: paid late.",
-                                                  "Invoice B from Acme: paid on time."]
+    assert dates.items == [] and len(dates.candidates) == 3 and not dates.condition_stated
     mentions = match_items(units_of(_chunk("Acme and acme. ACME!")), parse("Every mention of Acme"))
     assert len(mentions.items) == 3 and mentions.items[0].by == "phrase"
 
@@ -170,7 +166,13 @@ def test_a_condition_no_line_states_in_full_is_judged_on_the_lines_holding_its_s
     assert [u.text for u in found.candidates] == ["Invoice 1 from Acme Ltd, 200 EUR.",
                                                   "Invoice 3 from Acme Ltd, 90 EUR."]  # fmt: skip
     late = match_items(units_of(_chunk(text)), parse("Which invoices were paid late?"))
-    assert len(late.candidates) == 3  # no invoice line says "paid" or "late": all are judged
+    assert len(late.candidates) == 3  # no name in the condition: every invoice is judged
+    register = ("Complaint C-1: order turned up 6 days later than the confirmed delivery day.\n"
+                "Complaint C-2: parcel arrived 5 days after the promised date.\n"
+                "Complaint C-3: wrong colour sent.")  # fmt: skip
+    asked = parse("How many complaints were about late delivery?")
+    described = match_items(units_of(_chunk(register)), asked)
+    assert len(described.candidates) == 3  # "late delivery" said in other words: all judged
 
 
 def _doc(title: str, path: str, pages: int = 3) -> Document:

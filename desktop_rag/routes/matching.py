@@ -4,8 +4,8 @@ which only the model can tell (candidates).
 An item matches when it has every stem of the head and, where the question names a subset,
 every stem of the condition. A condition the text never states in those words ("paid late"
 where lines only give dates) cannot be decided by matching: then every item of the head that
-holds the condition's words some item states is a candidate for the judge ("Acme Ltd" of
-"invoices did Acme Ltd send"). A line that denies ("no outage was seen") is a candidate too. For
+holds the condition's proper names is a candidate for the judge ("Acme Ltd" of "invoices did
+Acme Ltd send"). A line that denies ("no outage was seen") is a candidate too. For
 "how many times is X mentioned" every occurrence of X (or of its identifier) is an item.
 When no item has every stem of the head ("incidents involved a forklift": no line says
 "involved"), every item sharing the question's words that the text states is a candidate
@@ -92,7 +92,7 @@ def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
         stated = [i for i in heads if _has(sets[i], target.condition)]
         out.condition_stated = bool(stated)
         if not stated:
-            out.candidates = [units[i] for i in _holding_stated(heads, sets, target.condition)]
+            out.candidates = [units[i] for i in _holding_stated(heads, sets, target.names)]
             return out
         chosen = stated
     by = "identifier" if target.identifiers else "terms"
@@ -105,13 +105,14 @@ def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
 
 
 def _holding_stated(
-    heads: Sequence[int], sets: Sequence[frozenset[str]], condition: Sequence[str]
+    heads: Sequence[int], sets: Sequence[frozenset[str]], names: Sequence[str]
 ) -> list[int]:
-    """The items of the head that hold every word of the condition some item states: "invoices
-    did Acme Ltd send" leaves "send" to the judge (no invoice line says it) but not "Acme Ltd"
-    (an invoice without it is no invoice Acme Ltd sent). Every item of the head when no item
-    states a word of the condition ("paid late" over lines of dates)."""
-    said = {c for c in condition if any(c in sets[i] for i in heads)}
+    """The items of the head that hold every proper name of the condition some item states:
+    "invoices did Acme Ltd send" leaves "send" to the judge (no invoice line says it) but not
+    "Acme Ltd" (an invoice without it is no invoice Acme Ltd sent). Only names: a description
+    is said in other words ("late delivery" by "arrived 5 days after the promised date"), so
+    every item of the head stays a candidate for it."""
+    said = {c for c in names if any(c in sets[i] for i in heads)}
     return [i for i in heads if said <= sets[i]]
 
 

@@ -98,6 +98,7 @@ class Target:
     identifiers: tuple[str, ...] = ()
     phrase: str = ""
     head_noun: str = ""  # the head's words as asked ("action item" of "... assigned to Maria")
+    names: tuple[str, ...] = ()  # stems of the condition's proper names ("Acme Ltd"), as asked
 
     @property
     def description(self) -> str:
@@ -148,5 +149,7 @@ def parse(question: str) -> Target:
     soft = frozenset(h for h in head if h in GENERIC_HEADS and len(head) > 1)
     noun = _AUXILIARY.sub(" ", _TRAILING.sub("", rest))
     noun = " ".join(noun.split()) or " ".join(rest.split())
+    names = stems(" ".join(w for w in condition_text.split() if w[:1].isupper()))
     return Target(text, mode, noun, head, stems(condition_text), soft,
-                  tuple(_IDENTIFIER.findall(text)), head_noun=head_text)  # fmt: skip
+                  tuple(_IDENTIFIER.findall(text)), head_noun=head_text,
+                  names=names)  # fmt: skip
