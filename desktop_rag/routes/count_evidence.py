@@ -47,6 +47,12 @@ _NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven"
                            "nine", "ten", "eleven", "twelve", "dozen"})  # fmt: skip
 
 
+_DOCUMENT_KINDS = stem_set(
+    "document report paper article file log register notes minutes manual guide guidebook "
+    "book slides deck presentation record contract sheet brochure handbook transcript"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """What the scope holds about the thing asked for: the lines holding it, those of them
@@ -127,15 +133,19 @@ def states_number(text: str, head: Sequence[str], named: Sequence[str] = ()) -> 
 
 
 def evidence(target: Target, units: Sequence[ItemUnit]) -> Evidence:
-    """What `units` (every line in scope) say of `target`'s thing."""
+    """What `units` (every line in scope) say of `target`'s thing. A kind of document ("How many
+    reports did we publish?") is no item any line lists: nothing."""
+    head = set(target.head)
+    if not head - _DOCUMENT_KINDS:
+        return Evidence(0, 0, False)
     sets = [stem_set(u.text) for u in units]
     # the question's verb may be in the head ("crashes happened"): then the lines holding the
     # question's words the scope states, as the count route reads them
     lines = head_indices(units, sets, target) or content_word_candidates(units, sets, target)[0]
     said = [h for h in target.head if h not in target.soft] or list(target.head)
     stated = sum(1 for i in lines if states_number(units[i].text, said, target.condition))
-    head = set(target.head)
-    titled = bool(head) and any(head <= stem_set(u.chunk.title) for u in units)
+    # a title naming the thing makes its lines the things ("Complaints register")
+    titled = any(head <= stem_set(u.chunk.title) for u in units)
     return Evidence(len(lines), stated, titled)
 
 
