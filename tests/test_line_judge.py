@@ -54,7 +54,7 @@ def test_each_line_is_scored_on_its_own_after_the_shared_question() -> None:
     )  # fmt: skip
     assert verdicts.said == [True, False, True]
     assert engine.generated == 0 and verdicts.calls == 3
-    assert progress == [(3, 3)]
+    assert progress == [(1, 3), (2, 3), (3, 3)]
     prompts = engine.scored
     assert all(p.startswith(prompts[0].rsplit("Line: ", 1)[0]) for p in prompts)  # one prefix
 
