@@ -102,6 +102,13 @@ def test_an_answer_listing_every_number_matches_nothing() -> None:
     assert int_matches("3", spam) and float_matches("0.1", "Of 8 groups, 1 in 10 did.")
 
 
+def test_a_count_answer_is_scored_on_its_count_not_on_what_it_read() -> None:
+    text = "Found 1 matching item for INF logos in X, reading all 48 passages (15 pages)."
+    assert score_answer("15", "Int", text, refused=False).correct  # the headline's pages
+    assert not score_answer("15", "Int", text, refused=False, count=1).correct
+    assert score_answer("1", "Int", text, refused=False, count=1).correct
+
+
 def test_a_gold_without_a_number_matches_nothing() -> None:
     assert not int_matches("many", "There are 3.") and not float_matches("n/a", "0.5")
 

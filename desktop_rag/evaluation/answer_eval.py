@@ -116,7 +116,7 @@ def gold_page_given(q: AnswerQuestion, passages: Sequence[Passage]) -> bool | No
 
 def record(q: AnswerQuestion, answer: Answer) -> dict[str, Any]:
     """Everything needed to read (or re-score) one answer later, as JSON-ready values."""
-    score = score_answer(q.gold, q.fmt, answer.answer, answer.refused)
+    score = score_answer(q.gold, q.fmt, answer.answer, answer.refused, answer.route.count)
     return {
         "id": q.base.qid,
         "original": q.base.qid.split("~", 1)[0] if "~" in q.base.qid else None,

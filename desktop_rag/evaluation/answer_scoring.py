@@ -71,8 +71,13 @@ class Number:
     scaled: float | None = None  # "3.2 million" -> 3.2e6 as well as 3.2
 
 
-def score_answer(gold: str, fmt: str, text: str, refused: bool) -> Score:
-    """One answer against its gold; a refusal is right only for an unanswerable question."""
+def score_answer(
+    gold: str, fmt: str, text: str, refused: bool, count: int | None = None
+) -> Score:
+    """One answer against its gold; a refusal is right only for an unanswerable question. A
+    count answer (`count`, the count route's number) is scored on its count for an integer:
+    its headline also says how many passages and pages were read ("Found 1 matching item …,
+    reading all 48 passages (15 pages)" is no answer of 15)."""
     refusal = refused or says_not_found(text)
     if is_unanswerable(gold, fmt):
         return _binary(refusal)
@@ -80,7 +85,7 @@ def score_answer(gold: str, fmt: str, text: str, refused: bool) -> Score:
         return Score(False, 0.0)
     text = strip_citations(text)
     if fmt == "Int":
-        return _binary(int_matches(gold, text))
+        return _binary(int_matches(gold, text if count is None else str(count)))
     if fmt == "Float":
         return _binary(float_matches(gold, text))
     if fmt == "List":
