@@ -3,8 +3,8 @@ documents state is looked up, a list of the things is counted through."""
 
 from __future__ import annotations
 
-from desktop_rag.domain import Chunk, DocKind
-from desktop_rag.routes.count_evidence import Evidence, evidence, states_number
+from desktop_rag.domain import Chunk, DocKind, DocScope, DocStatus, Document
+from desktop_rag.routes.count_evidence import CountEvidence, Evidence, evidence, states_number
 from desktop_rag.routes.router import decide
 from desktop_rag.routes.target import parse
 from desktop_rag.routes.units import ItemUnit, units_of
@@ -72,3 +72,21 @@ def test_a_question_about_one_page_is_not_left_to_the_evidence() -> None:
     assert decide("How many people with scarves are there on page 5?").rule == (
         "how-many:one-place"
     )
+
+
+class _Catalog:
+    """Two indexed documents of 3,000 chunks each (their chunks are never read here)."""
+
+    def documents(self, status: object = None) -> list[Document]:
+        return [Document(f"d{n}", f"/r{n}.pdf", f"Report {n}", DocKind.PDF, "s", 1, 1.0, 90,
+                         3000, DocStatus.INDEXED) for n in (1, 2)]  # fmt: skip
+
+    def chunks_of(self, doc_id: str) -> list[Chunk]:
+        raise AssertionError("a scope too big to read is not read")
+
+
+def test_a_scope_too_big_to_read_says_so_and_stays_with_lookup() -> None:
+    found = CountEvidence(_Catalog()).weigh("How many printer jams were there?", DocScope())
+    assert not found.listed and found.reason().startswith("6,000 passages in scope, more than")
+    nothing = CountEvidence(_Catalog()).weigh("How many?", DocScope())
+    assert not nothing.listed and nothing.reason() == "no thing to count named"

@@ -61,13 +61,16 @@ class Evidence:
     lines: int
     stated: int
     titled: bool
+    unread: str = ""  # why the scope was not read ("" when it was)
 
     @property
     def listed(self) -> bool:
         """The scope lists the things one by one and states no number of them."""
-        return not self.stated and (self.lines >= MIN_LINES or self.titled)
+        return not self.unread and not self.stated and (self.lines >= MIN_LINES or self.titled)
 
     def reason(self) -> str:
+        if self.unread:
+            return self.unread
         if self.stated:
             return f"{self.stated} line(s) in scope state a number of them"
         if self.listed:
@@ -157,15 +160,20 @@ class CountEvidence:
         self.source = source
         self.max_chunks = max_chunks
 
-    def weigh(self, query: str, scope: DocScope) -> Evidence | None:
-        """The evidence, or None where the question names no thing or the scope is too big
-        to read for a decision."""
+    def weigh(self, query: str, scope: DocScope) -> Evidence:
+        """The evidence; `unread` says why there is none (no thing named, nothing indexed in
+        scope, a scope too big to read for a decision)."""
         target = parse(query)
         if target.mode is not Mode.COUNT or not target.head:
-            return None
+            return Evidence(0, 0, False, "no thing to count named")
         docs = self._documents(query, scope)
-        if not docs or sum(d.chunks for d in docs) > self.max_chunks:
-            return None
+        if not docs:
+            return Evidence(0, 0, False, "no indexed document in scope")
+        chunks = sum(d.chunks for d in docs)
+        if chunks > self.max_chunks:
+            why = (f"{chunks:,} passages in scope, more than the {self.max_chunks:,} read to "
+                   "decide; choose the documents to count in")  # fmt: skip
+            return Evidence(0, 0, False, why)
         units = [u for d in docs for c in self.source.chunks_of(d.doc_id) for u in units_of(c)]
         return evidence(target, distinct(units))
 
@@ -191,8 +199,8 @@ class CountWhenListed:
         if info.forced or info.reason != UNSURE_RULE:
             return self.lookup.answer(request)
         found = self.weigh.weigh(request.query, request.scope)
-        if found is None or not found.listed:
-            why = f"{UNSURE_RULE} ({found.reason()})" if found is not None else info.reason
+        if not found.listed:
+            why = f"{UNSURE_RULE} ({found.reason()})"
             return self.lookup.answer(replace(request, info=replace(info, reason=why)))
         counted = replace(info, route=RouteName.EXHAUSTIVE, handled_by=RouteName.EXHAUSTIVE,
                           reason=f"how-many:listed ({found.reason()})")  # fmt: skip
