@@ -16,11 +16,10 @@ from collections.abc import Callable, Sequence
 from desktop_rag.domain.errors import LLMError
 from desktop_rag.domain.progress import CancelToken
 from desktop_rag.domain.protocols import ChatEngine, ChatMessage, TokenScoring
-from desktop_rag.llm.rerank_llm import answer_tokens, yes_probability
+from desktop_rag.llm.rerank_llm import answer_tokens, scored_yes
 from desktop_rag.llm.worker import run_on_engine, unwrap
 from desktop_rag.text.inert import neutralise
 
-PROMPT_VERSION = "judge-v4"
 MAX_LINE_CHARS = 300
 SYSTEM = (
     "You check one line taken from a document. Reply with one word: yes if the line is one of "
@@ -60,9 +59,7 @@ def yes_probabilities(
         for line in lines:
             if cancel is not None:
                 cancel.raise_if_cancelled()
-            prompt = scoring.render(line_messages(question, wanted, line))
-            logits = scoring.next_token_logits(scoring.tokenize_prompt(prompt), [*yes, *no])
-            out.append(yes_probability(logits[: len(yes)], logits[len(yes) :]))
+            out.append(scored_yes(scoring, line_messages(question, wanted, line), yes, no))
             if on_line is not None:
                 on_line(len(out))
         return out

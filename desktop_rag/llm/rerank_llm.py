@@ -44,10 +44,8 @@ class LlmReranker:
                 "Does the passage answer the question? Reply yes or no.",
             ),
         ]
-        tokens = engine.tokenize_prompt(engine.render(messages))
         yes, no = answer_tokens(engine, "yes"), answer_tokens(engine, "no")
-        logits = engine.next_token_logits(tokens, [*yes, *no])
-        return yes_probability(logits[: len(yes)], logits[len(yes) :])
+        return scored_yes(engine, messages, yes, no)
 
 
 def answer_tokens(engine: TokenScoring, word: str) -> list[int]:
@@ -57,6 +55,16 @@ def answer_tokens(engine: TokenScoring, word: str) -> list[int]:
         first = engine.tokenize_prompt(form)[:1]
         ids += [t for t in first if t not in ids]
     return ids
+
+
+def scored_yes(
+    engine: TokenScoring, messages: Sequence[ChatMessage], yes: Sequence[int], no: Sequence[int]
+) -> float:
+    """The probability of a yes token against a no token as the reply's first, after
+    `messages` (the cached prompt prefix is reused)."""
+    tokens = engine.tokenize_prompt(engine.render(messages))
+    logits = engine.next_token_logits(tokens, [*yes, *no])
+    return yes_probability(logits[: len(yes)], logits[len(yes) :])
 
 
 def yes_probability(yes: Sequence[float], no: Sequence[float]) -> float:

@@ -24,14 +24,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from desktop_rag.domain import Answer, DocScope, Document
+from desktop_rag.domain import Answer, DocScope
 from desktop_rag.domain.routed import RouteName
 from desktop_rag.routes.base import Route, RouteRequest
 from desktop_rag.routes.content_words import content_word_candidates
 from desktop_rag.routes.matching import head_indices
-from desktop_rag.routes.scope import named_documents
+from desktop_rag.routes.scope import documents_asked
 from desktop_rag.routes.target import Mode, Target, parse
-from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, documents_in, units_of
+from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, units_of
 from desktop_rag.text.words import STOPWORDS, stem_set, stem_words
 
 UNSURE_RULE = "how-many:stated-number"  # the router's reason when it leaves a count to lookup
@@ -148,7 +148,7 @@ def evidence(target: Target, units: Sequence[ItemUnit]) -> Evidence:
     said = [h for h in target.head if h not in target.soft] or list(target.head)
     stated = sum(1 for i in lines if states_number(units[i].text, said, target.condition))
     # a title naming the thing makes its lines the things ("Complaints register")
-    titled = any(head <= stem_set(u.chunk.title) for u in units)
+    titled = any(head <= stem_set(title) for title in {u.chunk.title for u in units})
     return Evidence(len(lines), stated, titled)
 
 
@@ -166,7 +166,7 @@ class CountEvidence:
         target = parse(query)
         if target.mode is not Mode.COUNT or not target.head:
             return Evidence(0, 0, False, "no thing to count named")
-        docs = self._documents(query, scope)
+        docs, _ = documents_asked(self.source, query, scope)
         if not docs:
             return Evidence(0, 0, False, "no indexed document in scope")
         chunks = sum(d.chunks for d in docs)
@@ -176,11 +176,6 @@ class CountEvidence:
             return Evidence(0, 0, False, why)
         units = [u for d in docs for c in self.source.chunks_of(d.doc_id) for u in units_of(c)]
         return evidence(target, distinct(units))
-
-    def _documents(self, query: str, scope: DocScope) -> list[Document]:
-        docs = documents_in(self.source, scope)
-        named = named_documents(query, docs) if scope.whole_library else []
-        return named or docs
 
 
 class CountWhenListed:

@@ -26,9 +26,9 @@ from desktop_rag.routes.dense import Paraphrases
 from desktop_rag.routes.judge import BatchSink, Verdicts
 from desktop_rag.routes.matching import Found, Matches, match_items
 from desktop_rag.routes.parts import PartsCount, count_parts, parse_parts
-from desktop_rag.routes.scope import named_documents
+from desktop_rag.routes.scope import documents_asked
 from desktop_rag.routes.target import Mode, Target, parse
-from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, documents_in, units_of
+from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, units_of
 from desktop_rag.routes.values import ValuesCount, count_values, parse_values
 from desktop_rag.text.words import stem_set
 
@@ -132,10 +132,9 @@ class ExhaustiveRoute:
     def _read(self, request: RouteRequest) -> _Scan:
         """Every chunk of every document in scope, in reading order, as items."""
         start = time.perf_counter()
-        docs = documents_in(self.source, request.scope)
-        named = named_documents(request.query, docs) if request.scope.whole_library else []
-        scan = _Scan(named or docs)
-        scan.details["named"] = len(named)
+        docs, named = documents_asked(self.source, request.query, request.scope)
+        scan = _Scan(docs)
+        scan.details["named"] = named
         total = sum(d.chunks for d in scan.docs)
         for doc in scan.docs:
             _scanning(request, len(scan.chunks), total)

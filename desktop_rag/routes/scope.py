@@ -10,7 +10,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from desktop_rag.domain import Document
+from desktop_rag.domain import DocScope, Document
+from desktop_rag.routes.units import ChunkSource, documents_in
 
 _MIN_CHARS = 6  # "Notes" or "Log" alone is too common a word to name a document
 
@@ -29,3 +30,13 @@ def named_documents(question: str, docs: Sequence[Document]) -> list[Document]:
     """The documents whose title or file name the question holds, in the order given."""
     text = _words(question)
     return [d for d in docs if any(f" {name} " in text for name in _names(d))]
+
+
+def documents_asked(
+    source: ChunkSource, question: str, scope: DocScope
+) -> tuple[list[Document], int]:
+    """The indexed documents a list or count question reads: those the user chose, else those
+    the question names, else the library; and how many the question named."""
+    docs = documents_in(source, scope)
+    named = named_documents(question, docs) if scope.whole_library else []
+    return named or docs, len(named)
