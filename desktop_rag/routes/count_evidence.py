@@ -47,12 +47,6 @@ _NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven"
                            "nine", "ten", "eleven", "twelve", "dozen"})  # fmt: skip
 
 
-_DOCUMENT_KINDS = stem_set(
-    "document report paper article file log register notes minutes manual guide guidebook "
-    "book slides deck presentation record contract sheet brochure handbook transcript"
-)
-
-
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """What the scope holds about the thing asked for: the lines holding it, those of them
@@ -136,11 +130,8 @@ def states_number(text: str, head: Sequence[str], named: Sequence[str] = ()) -> 
 
 
 def evidence(target: Target, units: Sequence[ItemUnit]) -> Evidence:
-    """What `units` (every line in scope) say of `target`'s thing. A kind of document ("How many
-    reports did we publish?") is no item any line lists: nothing."""
+    """What `units` (every line in scope) say of `target`'s thing."""
     head = set(target.head)
-    if not head - _DOCUMENT_KINDS:
-        return Evidence(0, 0, False)
     sets = [stem_set(u.text) for u in units]
     # the question's verb may be in the head ("crashes happened"): then the lines holding the
     # question's words the scope states, as the count route reads them
