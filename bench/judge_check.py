@@ -41,8 +41,14 @@ class RecordingJudge:
     def __init__(self) -> None:
         self.asked: list[tuple[str, list[str]]] = []
 
-    def judge(self, question: str, wanted: str, lines: Sequence[str],
-              cancel: CancelToken | None = None, on_batch: BatchSink | None = None) -> Verdicts:
+    def judge(
+        self,
+        question: str,
+        wanted: str,
+        lines: Sequence[str],
+        cancel: CancelToken | None = None,
+        on_batch: BatchSink | None = None,
+    ) -> Verdicts:
         self.asked.append((wanted, list(lines)))
         return Verdicts(said=[None] * len(lines))
 
@@ -93,22 +99,31 @@ def _ask_route(route: Any, question: str, scope: Any) -> None:
 
 def run(cases: Sequence[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:
     from desktop_rag.bootstrap import build_context
-    from desktop_rag.routes.judge import ModelJudge
+    from desktop_rag.llm.line_judge import yes_probabilities
+    from desktop_rag.routes.judge import YES, ModelJudge
 
     ctx = build_context()
     judge = ModelJudge(lambda: ctx.engine, prompt=prompt)
     out = []
     for n, case in enumerate(cases, start=1):
         start = time.perf_counter()
-        said = judge.judge(case["question"], case["wanted"], case["lines"]).said
+        p_yes: list[float] = []
+        if prompt == "v4":  # the probabilities kept, so that decision rules compare offline
+            p_yes = yes_probabilities(ctx.engine, case["question"], case["wanted"], case["lines"])
+            said: list[bool | None] = [p >= YES for p in p_yes]
+        else:
+            said = judge.judge(case["question"], case["wanted"], case["lines"]).said
         truth = case["truth"]
-        out.append(case | {"said": said, "seconds": round(time.perf_counter() - start, 1),
+        out.append(case | {"said": said, "p_yes": [round(p, 4) for p in p_yes],
+                           "seconds": round(time.perf_counter() - start, 1),
                            "right": sum(bool(s) == t for s, t in zip(said, truth, strict=True)),
                            "yes": sum(bool(s) for s in said),
                            "true_yes": sum(bool(s) and t for s, t in zip(said, truth, strict=True)),
                            "items": sum(truth)})  # fmt: skip
-        print(f"case {n}/{len(cases)} {case['id']}: {out[-1]['right']}/{len(truth)} right",
-              file=sys.stderr)
+        print(
+            f"case {n}/{len(cases)} {case['id']}: {out[-1]['right']}/{len(truth)} right",
+            file=sys.stderr,
+        )
     return out
 
 

@@ -31,7 +31,7 @@ from desktop_rag.routes.content_words import content_word_candidates
 from desktop_rag.routes.matching import head_indices
 from desktop_rag.routes.scope import documents_asked
 from desktop_rag.routes.target import Mode, Target, parse
-from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, units_of
+from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, names_its_page, units_of
 from desktop_rag.text.words import STOPWORDS, stem_set, stem_words
 
 UNSURE_RULE = "how-many:stated-number"  # the router's reason when it leaves a count to lookup
@@ -132,6 +132,7 @@ def states_number(text: str, head: Sequence[str], named: Sequence[str] = ()) -> 
 def evidence(target: Target, units: Sequence[ItemUnit]) -> Evidence:
     """What `units` (every line in scope) say of `target`'s thing."""
     head = set(target.head)
+    units = [u for u in units if not names_its_page(u)]  # as the count route reads them
     sets = [stem_set(u.text) for u in units]
     # the question's verb may be in the head ("crashes happened"): then the lines holding the
     # question's words the scope states, as the count route reads them

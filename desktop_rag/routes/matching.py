@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from desktop_rag.routes.content_words import content_word_candidates
 from desktop_rag.routes.target import Mode, Target
-from desktop_rag.routes.units import ItemUnit
+from desktop_rag.routes.units import ItemUnit, names_its_page
 from desktop_rag.text.words import has_identifier, negated, occurrences, stem_set
 
 
@@ -71,15 +71,17 @@ def _said(target: Target, title: str) -> tuple[str, ...]:
     """The head stems the lines of a document titled `title` must state themselves: not the
     soft ones ("items" of "action items"), nor those the title states (in "Incident log 1",
     every line is an incident: "INC-1097 Login failure ..." is a "login failure incident"). At
-    least one stays, so that a head the title alone states never makes every line an item."""
+    least one stays (the head's last word, its noun), so that a head the title alone states never
+    makes every line an item."""
     implied = target.soft | stem_set(title)
-    return tuple(h for h in target.head if h not in implied)
+    return tuple(h for h in target.head if h not in implied) or target.head[-1:]
 
 
 def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
     """Every unit classified; candidates are in reading order."""
     if target.mode is Mode.MENTIONS:
         return _mentions(units, target)
+    units = [u for u in units if not names_its_page(u)]
     sets = [stem_set(u.text) for u in units]
     heads = head_indices(units, sets, target)
     if not heads and not target.identifiers:

@@ -19,6 +19,8 @@ from desktop_rag.text.locate import boxes_in, page_of, sentence_spans
 
 _RUNS_ON = re.compile(r"(?<![.!?:;])\n(?=[a-z(])")
 MAX_ITEM_CHARS = 600
+MAX_FURNITURE_CHARS = 80
+_OWN_PAGE = re.compile(r"\bpage\s+(\d{1,5})\b", re.IGNORECASE)
 
 
 class ChunkSource(Protocol):
@@ -68,6 +70,14 @@ def item_spans(text: str) -> list[tuple[int, int]]:
             a += MAX_ITEM_CHARS
         out.append((a, b))
     return out
+
+
+def names_its_page(unit: ItemUnit) -> bool:
+    """A short line that gives its own page's number ("Expense claims - page 3", "Page 3 of
+    40"): a running header or footer, which names what every line of the page is, and is
+    none of them."""
+    found = _OWN_PAGE.search(unit.text) if len(unit.text) <= MAX_FURNITURE_CHARS else None
+    return found is not None and unit.page is not None and int(found.group(1)) == unit.page
 
 
 def units_of(chunk: Chunk) -> list[ItemUnit]:

@@ -1,0 +1,60 @@
+"""Counts over registers in vocabulary no rule was written for (bench/count_docs_fresh.py),
+through the real parts (PDFs on disk, catalog, Chroma, MiniLM) with a judge that knows the
+truth: what the route hands to the judge decides whether an exact count is possible at all.
+
+- "Expense claims - page 3" heads every page of the register: a running header names its page's
+  things and is none of them; it is not an item, so the claims themselves ("Claim EC-104 by
+  ...") are.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from route_fakes import JudgeEngine
+
+from bench.count_docs import CountQuestion, questions_of, write_pdf
+from bench.count_docs_fresh import claims, samples
+from desktop_rag.bootstrap import build_context
+from desktop_rag.config import Settings
+from desktop_rag.domain import DocScope, RouteName
+from desktop_rag.services import Services
+
+Library = tuple[Services, JudgeEngine, dict[str, CountQuestion], dict[str, str]]
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+    root = tmp_path_factory.mktemp("fresh")
+    rng = random.Random(3)
+    drafts = [claims(rng, True), samples(rng, True)]
+    (root / "docs").mkdir()
+    for draft in drafts:
+        write_pdf(root / "docs" / draft.name, draft)
+    engine = JudgeEngine()
+    ctx = build_context(str(root / "data"), settings=Settings(), overrides={"engine": engine})
+    services = Services(ctx)
+    assert not services.ingest([root / "docs"]).failed
+    ids = {Path(d.path).name: d.doc_id for d in services.list_documents()}
+    questions = {q.id: q for d in drafts for q in questions_of(d)}
+    yield services, engine, questions, ids
+    services.close()
+
+
+def _count(lib: Library, doc: str, question: str, truth: list[str]) -> tuple[int | None, int]:
+    services, engine, _, ids = lib
+    engine.rule = lambda line: line in truth
+    engine.judged = []
+    answer = services.ask(question, scope=DocScope(only=frozenset({ids[doc]})))
+    assert answer.route.route is RouteName.EXHAUSTIVE
+    return answer.route.count, len(engine.judged)
+
+
+def test_the_claims_not_the_page_headers_are_judged(library: Library) -> None:
+    q = library[2]["claims-1-q1"]  # "turned down": no line says it
+    count, judged = _count(library, q.doc, q.question, q.items)
+    assert count == q.count > 0
+    assert judged == 30  # every claim of the register, no header
