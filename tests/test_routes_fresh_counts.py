@@ -58,3 +58,10 @@ def test_the_claims_not_the_page_headers_are_judged(library: Library) -> None:
     count, judged = _count(library, q.doc, q.question, q.items)
     assert count == q.count > 0
     assert judged == 30  # every claim of the register, no header
+
+
+def test_no_header_is_a_candidate_by_similarity(library: Library) -> None:
+    services, engine, questions, ids = library
+    q = questions["samples-1-q1"]  # "failed the test": candidates by similarity too
+    _count(library, q.doc, q.question, q.items)
+    assert engine.judged and not [line for line in engine.judged if " page " in line]

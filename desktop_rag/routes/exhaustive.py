@@ -28,7 +28,7 @@ from desktop_rag.routes.matching import Found, Matches, match_items
 from desktop_rag.routes.parts import PartsCount, count_parts, parse_parts
 from desktop_rag.routes.scope import documents_asked
 from desktop_rag.routes.target import Mode, Target, parse
-from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, units_of
+from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, names_its_page, units_of
 from desktop_rag.routes.values import ValuesCount, count_values, parse_values
 from desktop_rag.text.words import stem_set
 
@@ -144,7 +144,7 @@ class ExhaustiveRoute:
             scan.chunks += chunks
             scan.units += [u for c in chunks for u in units_of(c)]
         _scanning(request, len(scan.chunks), len(scan.chunks))
-        scan.units = distinct(scan.units)
+        scan.units = [u for u in distinct(scan.units) if not names_its_page(u)]  # no header
         scan.details.update(documents=len(scan.docs), passages_read=len(scan.chunks),
                             lines_read=len(scan.units),
                             scan_ms=round((time.perf_counter() - start) * 1000))  # fmt: skip

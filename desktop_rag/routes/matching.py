@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from desktop_rag.routes.content_words import content_word_candidates
 from desktop_rag.routes.target import Mode, Target
-from desktop_rag.routes.units import ItemUnit, names_its_page
+from desktop_rag.routes.units import ItemUnit
 from desktop_rag.text.words import has_identifier, negated, occurrences, stem_set
 
 
@@ -81,7 +81,6 @@ def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
     """Every unit classified; candidates are in reading order."""
     if target.mode is Mode.MENTIONS:
         return _mentions(units, target)
-    units = [u for u in units if not names_its_page(u)]
     sets = [stem_set(u.text) for u in units]
     heads = head_indices(units, sets, target)
     if not heads and not target.identifiers:
