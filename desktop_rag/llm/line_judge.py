@@ -34,9 +34,13 @@ def scores_lines(engine: ChatEngine) -> bool:
     return isinstance(unwrap(engine), TokenScoring)
 
 
-def line_messages(question: str, wanted: str, line: str) -> list[ChatMessage]:
+def line_messages(question: str, wanted: str, line: str, form: str = "v4") -> list[ChatMessage]:
+    """The messages for one line: the question first (the prefix every line shares); "v5" asks
+    again after the line, in its own words, whether the line is one of them."""
     text = neutralise(" ".join(line.split()))[:MAX_LINE_CHARS]
     user = f"Question: {question.strip()}\nThe question counts: {wanted}.\n\nLine: {text}"
+    if form == "v5":
+        user += f"\n\nIs this line one of the {wanted}? Answer yes or no."
     return [ChatMessage("system", SYSTEM), ChatMessage("user", user)]
 
 
@@ -47,6 +51,7 @@ def yes_probabilities(
     lines: Sequence[str],
     cancel: CancelToken | None = None,
     on_line: LineSink | None = None,
+    form: str = "v4",
 ) -> list[float]:
     """P(yes) for each line, on the engine's own thread."""
 
@@ -59,7 +64,7 @@ def yes_probabilities(
         for line in lines:
             if cancel is not None:
                 cancel.raise_if_cancelled()
-            out.append(scored_yes(scoring, line_messages(question, wanted, line), yes, no))
+            out.append(scored_yes(scoring, line_messages(question, wanted, line, form), yes, no))
             if on_line is not None:
                 on_line(len(out))
         return out
