@@ -108,9 +108,8 @@ def run(cases: Sequence[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:
     for n, case in enumerate(cases, start=1):
         start = time.perf_counter()
         p_yes: list[float] = []
-        if prompt in ("v4", "v5"):  # the probabilities kept, so that rules compare offline
-            p_yes = yes_probabilities(ctx.engine, case["question"], case["wanted"], case["lines"],
-                                      form=prompt)  # fmt: skip
+        if prompt == "v4":  # the probabilities kept, so that decision rules compare offline
+            p_yes = yes_probabilities(ctx.engine, case["question"], case["wanted"], case["lines"])
             said: list[bool | None] = [p >= YES for p in p_yes]
         else:
             said = judge.judge(case["question"], case["wanted"], case["lines"]).said
@@ -151,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--max-lines", type=int, default=48)
     r = sub.add_parser("run")
     r.add_argument("cases", type=Path)
-    r.add_argument("--prompt", default="v4", choices=("v2", "v4", "v5"))
+    r.add_argument("--prompt", default="v4", choices=("v2", "v4"))
     r.add_argument("--split", choices=SPLITS, default=ALL)
     r.add_argument("--out", type=Path)
     args = parser.parse_args(argv)

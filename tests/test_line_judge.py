@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from desktop_rag.domain.fakes import FakeChatEngine
-from desktop_rag.routes.judge import ModelJudge
+from desktop_rag.routes.judge import YES, ModelJudge
 
 LINES = [
     "INC-1 Power failure in the lab; closed after 18 minutes.",
@@ -77,4 +77,4 @@ def test_the_real_model_gives_a_probability_for_every_line(tiny_chat_engine: Any
     again = yes_probabilities(tiny_chat_engine, *asked, list(reversed(LINES)))
     assert all(abs(a - b) < 0.02 for a, b in zip(reversed(again), first, strict=True))
     verdicts = ModelJudge(lambda: tiny_chat_engine).judge(*asked, LINES)
-    assert verdicts.said == [p >= 0.5 for p in first]
+    assert verdicts.said == [p >= YES for p in first]

@@ -34,13 +34,12 @@ def scores_lines(engine: ChatEngine) -> bool:
     return isinstance(unwrap(engine), TokenScoring)
 
 
-def line_messages(question: str, wanted: str, line: str, form: str = "v4") -> list[ChatMessage]:
-    """The messages for one line: the question first (the prefix every line shares); "v5" asks
-    again after the line, in its own words, whether the line is one of them."""
+def line_messages(question: str, wanted: str, line: str) -> list[ChatMessage]:
+    """The messages for one line: the question first, the prefix every line shares. (Asking
+    again after the line, "Is this line one of the ...?", was measured: lines right on the dev
+    split 0.774 against 0.779, and 44% slower.)"""
     text = neutralise(" ".join(line.split()))[:MAX_LINE_CHARS]
     user = f"Question: {question.strip()}\nThe question counts: {wanted}.\n\nLine: {text}"
-    if form == "v5":
-        user += f"\n\nIs this line one of the {wanted}? Answer yes or no."
     return [ChatMessage("system", SYSTEM), ChatMessage("user", user)]
 
 
@@ -51,7 +50,6 @@ def yes_probabilities(
     lines: Sequence[str],
     cancel: CancelToken | None = None,
     on_line: LineSink | None = None,
-    form: str = "v4",
 ) -> list[float]:
     """P(yes) for each line, on the engine's own thread."""
 
@@ -64,7 +62,7 @@ def yes_probabilities(
         for line in lines:
             if cancel is not None:
                 cancel.raise_if_cancelled()
-            out.append(scored_yes(scoring, line_messages(question, wanted, line, form), yes, no))
+            out.append(scored_yes(scoring, line_messages(question, wanted, line), yes, no))
             if on_line is not None:
                 on_line(len(out))
         return out
