@@ -61,15 +61,13 @@ def test_the_claims_not_the_page_headers_are_judged(library: Library) -> None:
 
 
 def test_no_header_is_a_candidate_by_similarity(library: Library) -> None:
-    services, engine, questions, ids = library
-    q = questions["samples-1-q1"]  # "failed the test": candidates by similarity too
+    engine, q = library[1], library[2]["samples-1-q1"]  # "failed the test": by similarity too
     _count(library, q.doc, q.question, q.items)
     assert engine.judged and not [line for line in engine.judged if " page " in line]
 
 
 def test_a_name_with_its_number_narrows_the_candidates(library: Library) -> None:
-    services, engine, questions, ids = library
-    q = questions["samples-1-q2"]  # "Well 7": the samples of Well 2, 4, 9 are none of its
+    q = library[2]["samples-1-q2"]  # "Well 7": the samples of Well 2, 4, 9 are none of its
     count, judged = _count(library, q.doc, "How many samples were taken at Well 7?", q.items)
     assert count == q.count > 0
     assert judged == q.count
