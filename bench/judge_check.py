@@ -100,7 +100,7 @@ def _ask_route(route: Any, question: str, scope: Any) -> None:
 def run(cases: Sequence[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:
     from desktop_rag.bootstrap import build_context
     from desktop_rag.llm.line_judge import yes_probabilities
-    from desktop_rag.routes.judge import YES, ModelJudge
+    from desktop_rag.routes.judge import ModelJudge, verdicts
 
     ctx = build_context()
     judge = ModelJudge(lambda: ctx.engine, prompt=prompt)
@@ -110,7 +110,7 @@ def run(cases: Sequence[dict[str, Any]], prompt: str) -> list[dict[str, Any]]:
         p_yes: list[float] = []
         if prompt == "v4":  # the probabilities kept, so that decision rules compare offline
             p_yes = yes_probabilities(ctx.engine, case["question"], case["wanted"], case["lines"])
-            said: list[bool | None] = [p >= YES for p in p_yes]
+            said: list[bool | None] = list(verdicts(p_yes))
         else:
             said = judge.judge(case["question"], case["wanted"], case["lines"]).said
         truth = case["truth"]

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from desktop_rag.domain.fakes import FakeChatEngine
-from desktop_rag.routes.judge import YES, ModelJudge
+from desktop_rag.routes.judge import ModelJudge
+from desktop_rag.routes.judge import verdicts as judged
 
 LINES = [
     "INC-1 Power failure in the lab; closed after 18 minutes.",
@@ -77,4 +78,13 @@ def test_the_real_model_gives_a_probability_for_every_line(tiny_chat_engine: Any
     again = yes_probabilities(tiny_chat_engine, *asked, list(reversed(LINES)))
     assert all(abs(a - b) < 0.02 for a, b in zip(reversed(again), first, strict=True))
     verdicts = ModelJudge(lambda: tiny_chat_engine).judge(*asked, LINES)
-    assert verdicts.said == [p >= YES for p in first]
+    assert verdicts.said == judged(first)
+
+
+def test_two_groups_are_cut_between_them_wherever_they_lie() -> None:
+    # a claims register asked "turned down": the refusals well above the approvals, all low
+    assert judged([0.29, 0.62, 0.26, 0.66, 0.31, 0.58]) == [False, True, False, True, False, True]
+    # one group: the fixed level decides
+    assert judged([0.52, 0.55, 0.49, 0.58, 0.51]) == [True, True, False, True, True]
+    # too few lines to tell groups apart
+    assert judged([0.3, 0.9]) == [False, True]
