@@ -1,5 +1,5 @@
-"""The count set in fresh vocabulary (bench/count_docs_fresh.py): each question's truth is the
-lines of its PDF that hold the item, and each rewording keeps its original's truth and split."""
+"""The count sets in fresh vocabulary (bench/count_docs_fresh.py, bench/count_docs_more.py): each
+truth is the lines of its PDF that hold the item, and a rewording keeps its original's truth."""
 
 from __future__ import annotations
 
@@ -34,3 +34,16 @@ def test_a_seed_gives_the_same_set(tmp_path: Path) -> None:
     one = count_docs_fresh.build(tmp_path / "a", seed=9, small=True)
     two = count_docs_fresh.build(tmp_path / "b", seed=9, small=True)
     assert one == two
+
+
+def test_the_confirmation_set_keeps_its_truth_on_the_pages(tmp_path: Path) -> None:
+    import pymupdf
+
+    from bench import count_docs_more
+
+    rows = count_docs_more.build(tmp_path, seed=4, small=True)
+    assert len(rows) == 10 and all(r.count == len(r.items) > 0 for r in rows)
+    for row in rows:
+        with pymupdf.open(tmp_path / "documents" / row.doc) as pdf:
+            for page, item in zip(row.pages, row.items, strict=True):
+                assert item in pdf[page - 1].get_text().replace("\n", " ")
