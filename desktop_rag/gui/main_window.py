@@ -15,6 +15,7 @@ from desktop_rag.gui.core_panel import CorePanel
 from desktop_rag.gui.error_presenter import ErrorPresenter
 from desktop_rag.gui.facade import GuiServices
 from desktop_rag.gui.folders_dialog import FoldersDialog
+from desktop_rag.gui.gui_gc import hold_gui_thread_gc, release_gui_thread_gc
 from desktop_rag.gui.launch import warm_up
 from desktop_rag.gui.library_controller import LibraryController
 from desktop_rag.gui.library_model import LibraryRow
@@ -44,6 +45,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         keep_true_alive()  # before any signal is emitted (once per process)
         keep_none_alive()
+        hold_gui_thread_gc()  # Qt objects in cycles die in this thread (gui/gui_gc.py)
         self.services = services
         self.setWindowTitle("Desktop RAG")
         self.resize(1400, 860)
@@ -270,7 +272,9 @@ class MainWindow(QMainWindow):
         if self._closed:
             return True
         self._closed = True
-        return all([w.shutdown() for w in (self.llm, self.writer, self.reader)])
+        stopped = all([w.shutdown() for w in (self.llm, self.writer, self.reader)])
+        release_gui_thread_gc()
+        return stopped
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown()
