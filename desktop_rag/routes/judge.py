@@ -143,7 +143,8 @@ def verdicts(p_yes: Sequence[float]) -> list[bool]:
     groups (the widest step between neighbours, in log-odds, is at least `GAP`), the cut is in
     that step; else at `YES`. Lines right on bench/judge_check.py's cases: dev 0.741 -> 0.765,
     test 0.882 -> 0.918; on a set made afterwards to confirm it (bench/count_docs_more.py, the
-    comparison written down before the run) 0.913 -> 0.988, questions all right 5 -> 5 of 8."""
+    comparison written down before the run) 0.913 -> 0.988, questions all right 5 -> 5 of 8.
+    End to end the counts come closer but none more is exact (docs/benchmarks.md)."""
     if len(p_yes) < MIN_GAP_LINES:
         return [p >= YES for p in p_yes]
     odds = [_log_odds(p) for p in p_yes]
