@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -167,20 +168,30 @@ def newsletters(rng: random.Random, small: bool) -> Draft:
                  _paged(lines, 4 if small else 10, "Staff newsletter"), asks)  # fmt: skip
 
 
-def build(out: Path, seed: int = 211, small: bool = False) -> list[CountQuestion]:
-    """Writes OUT/documents/*.pdf and OUT/questions.jsonl (originals, then each one's
-    rewording); returns the questions."""
+Maker = Callable[[random.Random, bool], Draft]
+
+
+def write_set(
+    out: Path, seed: int, small: bool, makers: Sequence[Maker], reworded: Mapping[str, str]
+) -> list[CountQuestion]:
+    """Writes OUT/documents/*.pdf and OUT/questions.jsonl (the originals, then each one's
+    rewording from `reworded`, under `<id>~r1`); returns the questions."""
     docs = out / "documents"
     docs.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     questions: list[CountQuestion] = []
-    for make in (helpdesk, samples, claims, newsletters):
+    for make in makers:
         draft = make(rng, small)
         write_pdf(docs / draft.name, draft)
         questions += questions_of(draft)
-    reworded = [replace(q, id=f"{q.id}~r1", question=REWORDED[q.id]) for q in questions]
-    write_questions(out, questions + reworded)
-    return questions + reworded
+    again = [replace(q, id=f"{q.id}~r1", question=reworded[q.id]) for q in questions]
+    write_questions(out, questions + again)
+    return questions + again
+
+
+def build(out: Path, seed: int = 211, small: bool = False) -> list[CountQuestion]:
+    """Writes the set under OUT; returns the questions."""
+    return write_set(out, seed, small, (helpdesk, samples, claims, newsletters), REWORDED)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -19,20 +19,11 @@ OUT/questions.jsonl for `desktop-rag eval counts` and `bench.judge_check collect
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.count_docs import (
-    CountQuestion,
-    Draft,
-    Line,
-    generator_main,
-    questions_of,
-    write_pdf,
-    write_questions,
-)
-from bench.count_docs_fresh import _day, _mixed, _paged
+from bench.count_docs import CountQuestion, Draft, Line, generator_main
+from bench.count_docs_fresh import _day, _mixed, _paged, write_set
 
 LEAK = ("hydraulic hose leaking at the joint", "oil dripping under the gearbox",
         "coolant seeping from the pump seal")  # fmt: skip
@@ -109,18 +100,8 @@ def fleet(rng: random.Random, small: bool) -> Draft:
 
 
 def build(out: Path, seed: int = 307, small: bool = False) -> list[CountQuestion]:
-    """Writes OUT/documents/*.pdf and OUT/questions.jsonl; returns the questions."""
-    docs = out / "documents"
-    docs.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
-    questions: list[CountQuestion] = []
-    for make in (maintenance, loans, feedback, fleet):
-        draft = make(rng, small)
-        write_pdf(docs / draft.name, draft)
-        questions += questions_of(draft)
-    reworded = [replace(q, id=f"{q.id}~r1", question=REWORDED[q.id]) for q in questions]
-    write_questions(out, questions + reworded)
-    return questions + reworded
+    """Writes the set under OUT; returns the questions."""
+    return write_set(out, seed, small, (maintenance, loans, feedback, fleet), REWORDED)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
