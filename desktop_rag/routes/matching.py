@@ -93,8 +93,7 @@ def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
         stated = [i for i in heads if _has(sets[i], target.condition)]
         out.condition_stated = bool(stated)
         if not stated:
-            held = _holding_stated(heads, sets, target.names)
-            out.candidates = [units[i] for i in _with_numbered(held, units, target.numbered)]
+            out.candidates = [units[i] for i in _holding_stated(heads, sets, target.names)]
             return out
         chosen = stated
     by = "identifier" if target.identifiers else "terms"
@@ -116,17 +115,6 @@ def _holding_stated(
     every item of the head stays a candidate for it."""
     said = {c for c in names if any(c in sets[i] for i in heads)}
     return [i for i in heads if said <= sets[i]]
-
-
-def _with_numbered(
-    held: Sequence[int], units: Sequence[ItemUnit], numbered: Sequence[str]
-) -> list[int]:
-    """Of `held`, those stating each name-and-number of the condition that some of them state
-    as it is asked ("Well 7": a sample of Well 2 holds "well" and a "7" elsewhere, and is none
-    of Well 7's). A name no item states with its number ("HSCA 2008" where the lines say "HSCA
-    (RA) Regulations 2014") narrows nothing."""
-    said = [n for n in numbered if any(occurrences(units[i].text, n) for i in held)]
-    return [i for i in held if all(occurrences(units[i].text, n) for n in said)]
 
 
 def _mentions(units: Sequence[ItemUnit], target: Target) -> Matches:

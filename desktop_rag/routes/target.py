@@ -67,7 +67,6 @@ _BREAK = re.compile(
     _I,
 )
 
-_NUMBERED = re.compile(r"\b[A-Z][\w&'-]* \d{1,4}\b")  # "Well 7", "Building 4", "HSCA 2008"
 _SENTENCE_END = re.compile(r"[?!]|(?<=[a-z]{2})\.(?=\s+[A-Z\"“])")  # not "P. Smith"
 _AUXILIARY = re.compile(r"\b(?:are|were|is|was|be|been|being|have been|has been|got)\b", _I)
 _TRAILING = re.compile(
@@ -100,7 +99,6 @@ class Target:
     phrase: str = ""
     head_noun: str = ""  # the head's words as asked ("action item" of "... assigned to Maria")
     names: tuple[str, ...] = ()  # stems of the condition's proper names ("Acme Ltd"), as asked
-    numbered: tuple[str, ...] = ()  # the condition's names with their number ("Well 7")
 
     @property
     def description(self) -> str:
@@ -154,4 +152,4 @@ def parse(question: str) -> Target:
     names = stems(" ".join(w for w in condition_text.split() if w[:1].isupper()))
     return Target(text, mode, noun, head, stems(condition_text), soft,
                   tuple(_IDENTIFIER.findall(text)), head_noun=head_text,
-                  names=names, numbered=tuple(_NUMBERED.findall(condition_text)))  # fmt: skip
+                  names=names)  # fmt: skip
