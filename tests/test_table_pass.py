@@ -24,6 +24,7 @@ from desktop_rag.domain.progress import CancelToken
 from desktop_rag.domain.protocols import Embedder
 from desktop_rag.services import Services
 from desktop_rag.store.table_steps import TableSteps
+from desktop_rag.store.vector_snapshot import SnapshotVectorIndex
 
 REVENUES = "Revenues — 2015: $ 4,180,339 | 2014: $ 3,431,434 | 2013: $ 2,751,375 (in thousands)"
 SETTINGS = Settings(profile="tiny").updated({"ingest.ocr_processes": 1})
@@ -97,6 +98,9 @@ def test_the_text_is_searchable_at_once_and_the_table_rows_after_the_table_pass(
 
     tables = library.enrich_tables()
 
+    vectors = library.ctx.vectors
+    assert isinstance(vectors, SnapshotVectorIndex)
+    assert vectors.current() is not None  # the copy caught up: reads left Chroma at once
     assert (tables.documents, tables.pages, tables.tables, tables.left) == (1, 1, 1, 0)
     assert not tables.failures and library.tables_pending() == {}
     after = chunks_of(library, "table.pdf")

@@ -261,3 +261,29 @@ def test_removals_alone_mask_rows_without_copying_the_vectors(paths: AppPaths) -
             ).stat().st_ino == inode  # the base is still the first build's file
     reader.close()
     writer.close()
+
+
+def test_a_current_copy_releases_chromas_memory_and_a_later_write_opens_it_again(
+    paths: AppPaths,
+) -> None:
+    """Embedded Chroma holds its whole vector index in memory once written or queried (2 GB at a
+    million vectors): once the copy serves reads, the writer's process closes its client, and
+    the next write opens it again, with nothing lost."""
+    from desktop_rag.store import vectors
+
+    ids, _ = _library(paths)
+    key = str(paths.chroma_dir.resolve())
+    writer = snapshot_index(paths)
+    writer.upsert(["d9:0"], np.stack([unit(0, 0, 0, 0, 0, 0, 0, 1)]), ["d9"])
+    assert key in vectors._clients  # the write opened Chroma
+    assert writer.refresh() == 61
+    assert key not in vectors._clients  # released: the copy answers
+    assert writer.query(unit(0, 0, 0, 0, 0, 0, 0, 1), 1)[0][0] == "d9:0"
+    assert key not in vectors._clients
+    writer.delete([ids[0]])  # opens it again
+    assert key in vectors._clients
+    writer.close()
+    assert key not in vectors._clients
+    chroma = open_vector_index(paths, StoreSettings(), "chunks")
+    assert chroma.count() == 60 and ids[0] not in chroma.all_ids()
+    assert "d9:0" in chroma.all_ids()

@@ -26,7 +26,7 @@ from desktop_rag.domain import (
 from desktop_rag.domain.errors import DesktopRagError, NotFoundError
 from desktop_rag.domain.progress import CancelToken, ProgressCallback, no_progress
 from desktop_rag.services.named_documents import documents_named
-from desktop_rag.services.ports import Refreshable
+from desktop_rag.services.refresh import refresh_after_write
 from desktop_rag.services.tables import TablesService
 from desktop_rag.store.followed import is_within
 
@@ -104,7 +104,7 @@ class LibraryService:
             try:
                 report = ingestor.run(paths, removed, settle_s)
             finally:
-                self._refresh_sparse()
+                refresh_after_write(self.ctx)
             if not ingestor.cancel.cancelled:
                 folders = [absolute(p) for p in paths]
                 ctx.catalog.followed().follow(str(f) for f in folders if f.is_dir())
@@ -213,7 +213,7 @@ class LibraryService:
                         doc.path, Outcome.REMOVED, None, doc.doc_id, doc.pages, doc.chunks
                     ))
                 followed.remember_removed([d.path for d in docs])
-            self._refresh_sparse()
+            refresh_after_write(self.ctx)
             return outcomes
 
     def rename(self, path: str | Path, title: str) -> Document:
@@ -232,21 +232,8 @@ class LibraryService:
                 raise NotFoundError(f"{path} is not in the library", "see `desktop-rag list`")
             for doc in docs:  # every version at the path (an interrupted update leaves two)
                 catalog.rename(doc.doc_id, title)
-            self._refresh_sparse()
+            refresh_after_write(self.ctx)
         return replace(docs[0], title=title, title_by_user=True)
-
-    def _refresh_sparse(self) -> None:
-        """Lets an in-memory BM25 snapshot already in use catch up with the change now, in the
-        background, rather than at the next searches; and rewrites the vector store's copy on
-        disk (store/vector_snapshot.py) here, on the writer's thread, rather than at exit."""
-        if self.ctx.loaded("sparse") and isinstance(self.ctx.sparse, Refreshable):
-            self.ctx.sparse.refresh()
-        vectors = self.ctx.vectors if self.ctx.loaded("vectors") else None
-        if isinstance(vectors, Refreshable) and getattr(vectors, "source_opened", False):
-            try:
-                vectors.refresh()
-            except Exception:  # only a copy: Chroma keeps answering, and close() tries again
-                log.warning("could not refresh the vector store's copy", exc_info=True)
 
     def _documents_for(self, raw: str | Path) -> list[Document]:
         return documents_named(self.ctx.catalog, raw)

@@ -9,7 +9,7 @@ from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import Document
 from desktop_rag.domain.outcomes import CatchUpReport, TablesReport
 from desktop_rag.domain.progress import CancelToken, ProgressCallback, no_progress
-from desktop_rag.services.ports import Refreshable
+from desktop_rag.services.refresh import refresh_after_write
 
 
 class TablesService:
@@ -43,7 +43,7 @@ class TablesService:
             try:
                 return table_pass.run()
             finally:
-                self._refresh_sparse()
+                refresh_after_write(self.ctx)
 
     def catch_up(
         self, docs: Sequence[Document] | None = None, progress: ProgressCallback = no_progress,
@@ -75,8 +75,3 @@ class TablesService:
         """Indexed documents whose tables are still to be read -> how many pages look tabular
         (the library shows them searchable, tables pending)."""
         return {doc_id: len(pages) for doc_id, pages in self.ctx.catalog.tables().queued().items()}
-
-    def _refresh_sparse(self) -> None:
-        """As LibraryService's: an in-memory BM25 snapshot in use catches up now."""
-        if self.ctx.loaded("sparse") and isinstance(self.ctx.sparse, Refreshable):
-            self.ctx.sparse.refresh()

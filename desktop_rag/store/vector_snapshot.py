@@ -151,6 +151,7 @@ class SnapshotVectorIndex:
         """Rewrites the copy from the source if it is stale; the rows written (None: not done)."""
         with self._lock:
             if self.current() is not None:
+                self._release_source()
                 return None
             stamp = read_stamp(self._stamp_file)
             journal, self._journal = self._journal, None
@@ -162,7 +163,16 @@ class SnapshotVectorIndex:
                 rows = write_snapshot(self._folder, source, stamp)
             self._snapshot, self._rows, self._stale, self._looked = None, None, False, None
             log.info("vector snapshot: %d rows written", rows)
+            self._release_source()
             return rows
+
+    def _release_source(self) -> None:
+        """The copy serves reads now: the source frees what it holds in memory (embedded
+        Chroma's whole vector index, about 2 GB at a million vectors); a later write opens it
+        again."""
+        release = getattr(self._source, "release", None)
+        if callable(release):
+            release()
 
     def _from_journal(self, journal: Journal | None, stamp: str) -> int | None:
         """The copy brought up to date from itself and this process's writes, when nothing else
