@@ -1,0 +1,25 @@
+"""The Chroma-at-scale benchmark runs end to end at a small size: a filled collection and its
+copy made once and kept, then new processes that write through the app's vector store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from bench import bench_chroma_scale
+
+
+def test_the_quick_run_fills_once_and_measures_both_modes(tmp_path: Path) -> None:
+    args = argparse.Namespace(quick=True, chroma_dir=str(tmp_path), chroma_runs=1)
+    result = bench_chroma_scale.run(args)
+    assert result["vectors"] == 5_000
+    assert json.loads((tmp_path / "chroma-5000" / "filled.json").read_text()) == result["fill"]
+    for mode in ("released", "kept"):
+        steps = result[mode]
+        assert {"first_query_s", "add_s", "refresh_s", "query_s", "remove_s"} <= set(steps)
+        assert steps["add_own_mb"] > 0
+    index = bench_chroma_scale.store(tmp_path / "chroma-5000")
+    assert index.current() is not None and index.count() == 5_000  # the adds were removed
+    again = bench_chroma_scale.run(args)
+    assert again["fill"] == result["fill"]  # kept, not made again
