@@ -2,6 +2,7 @@
 collection of a million vectors, and the memory a write leaves behind.
 
     python -m bench.run chroma_scale [--chroma-size 1000000] [--chroma-dir DIR] [--chroma-runs 2]
+        [--chroma-server]
 
 The scale benchmark's million-chunk library (bench_scale, --scale-read-sizes) leaves Chroma
 empty, so its add and remove figures do not include Chroma's own cost. This one fills a
@@ -11,7 +12,9 @@ once, then in new processes, through the app's own vector store (store/vector_sn
 store/vectors.py): a first query (from the copy), an add of 300 vectors (a 50-page report's
 chunks), the copy brought up to date, a query, and the removal of the 300. Each step's time
 and the process's own (anonymous) memory after it, with Chroma's index released once the copy
-is current (as the app does) and kept (as it did before).
+is current (as the app does) and kept (as it did before). --chroma-server adds the same writes
+through a Chroma server (`chroma run` on the same folder, `[store] mode = "server"`), whose
+process keeps the index loaded between writes: three rounds after its first request.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     default = Path.home() / ".cache" / "desktop-rag" / "chroma"
     group.add_argument("--chroma-dir", default=str(default))
     group.add_argument("--chroma-runs", type=int, default=2)
+    group.add_argument("--chroma-server", action="store_true", help="also through a server")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -48,7 +52,58 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for mode in ("released", "kept"):
         runs = [_child(folder, mode) for _ in range(1 if args.quick else args.chroma_runs)]
         result[mode] = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+    if getattr(args, "chroma_server", False):
+        result["server"] = through_server(folder, 3)
     return result
+
+
+def through_server(folder: Path, rounds: int) -> dict[str, Any]:
+    """Adds and removes through a Chroma server on the folder's collection; the server's own
+    memory after them."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from server_procs import chroma_server
+
+    from desktop_rag.config import StoreSettings
+    from desktop_rag.store.vectors import open_vector_index
+
+    chroma = _paths(folder).chroma_dir.resolve()
+    with chroma_server(chroma, folder / "server.log") as port:
+        store = StoreSettings(mode="server", host="127.0.0.1", port=port,
+                              tenant="default_tenant", database="default_database")
+        began = time.perf_counter()
+        index = open_vector_index(_paths(folder), store, "chunks", follow=False)
+        out: dict[str, Any] = {"first_request_s": round(time.perf_counter() - began, 3)}
+        index.count()  # the server loads the collection's index
+        out["first_count_s"] = round(time.perf_counter() - began, 3)
+        rng = np.random.default_rng(11)
+        adds, removes = [], []
+        for r in range(rounds):
+            ids = [f"server:{r}:{i}" for i in range(ADDED)]
+            began = time.perf_counter()
+            index.upsert(ids, _unit(rng, ADDED), ["server"] * ADDED)
+            adds.append(time.perf_counter() - began)
+            began = time.perf_counter()
+            index.delete(ids)
+            removes.append(time.perf_counter() - began)
+        out["add_s"] = round(statistics.median(adds), 3)
+        out["remove_s"] = round(statistics.median(removes), 3)
+        out["server_own_mb"] = _server_own_mb(port)
+    return out
+
+
+def _server_own_mb(port: int) -> int:
+    """The `chroma run` process's anonymous memory (0 when it cannot be found)."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+            if b"run" not in args or str(port).encode() not in args:
+                continue
+            for line in (cmdline.parent / "status").read_text("ascii").splitlines():
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) // 1024
+        except OSError:
+            continue
+    return 0
 
 
 def _unit(rng: np.random.Generator, n: int) -> np.ndarray:

@@ -1,5 +1,6 @@
 """The Chroma-at-scale benchmark runs end to end at a small size: a filled collection and its
-copy made once and kept, then new processes that write through the app's vector store."""
+copy made once and kept, then new processes that write through the app's vector store, and the
+same writes through a Chroma server on the folder."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from bench import bench_chroma_scale
 
 
 def test_the_quick_run_fills_once_and_measures_both_modes(tmp_path: Path) -> None:
-    args = argparse.Namespace(quick=True, chroma_dir=str(tmp_path), chroma_runs=1)
+    args = argparse.Namespace(quick=True, chroma_dir=str(tmp_path), chroma_runs=1,
+                              chroma_server=True)
     result = bench_chroma_scale.run(args)
     assert result["vectors"] == 5_000
     assert json.loads((tmp_path / "chroma-5000" / "filled.json").read_text()) == result["fill"]
@@ -19,7 +21,9 @@ def test_the_quick_run_fills_once_and_measures_both_modes(tmp_path: Path) -> Non
         steps = result[mode]
         assert {"first_query_s", "add_s", "refresh_s", "query_s", "remove_s"} <= set(steps)
         assert steps["add_own_mb"] > 0
+    server = result["server"]
+    assert server["add_s"] > 0 and server["remove_s"] > 0 and server["server_own_mb"] > 0
     index = bench_chroma_scale.store(tmp_path / "chroma-5000")
     assert index.current() is not None and index.count() == 5_000  # the adds were removed
-    again = bench_chroma_scale.run(args)
+    again = bench_chroma_scale.run(argparse.Namespace(**{**vars(args), "chroma_server": False}))
     assert again["fill"] == result["fill"]  # kept, not made again
