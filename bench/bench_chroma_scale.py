@@ -61,7 +61,7 @@ def through_server(folder: Path, rounds: int) -> dict[str, Any]:
     """Adds and removes through a Chroma server on the folder's collection; the server's own
     memory after them."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from server_procs import chroma_server
+    from server_procs import chroma_server  # type: ignore[import-not-found]
 
     from desktop_rag.config import StoreSettings
     from desktop_rag.store.vectors import open_vector_index
