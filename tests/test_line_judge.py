@@ -88,3 +88,27 @@ def test_two_groups_are_cut_between_them_wherever_they_lie() -> None:
     assert judged([0.52, 0.55, 0.49, 0.58, 0.51]) == [True, True, False, True, True]
     # too few lines to tell groups apart
     assert judged([0.3, 0.9]) == [False, True]
+
+
+def test_lines_that_state_the_condition_set_the_level_the_others_must_reach() -> None:
+    # "paid late": the register's "(late)" lines at 0.90, its "(on time)" ones all near 0.74;
+    # alone, no two groups and the fixed level would make every invoice late
+    assert judged([0.72, 0.71, 0.77, 0.74]) == [True, True, True, True]
+    assert judged([0.72, 0.71, 0.77, 0.74], anchors=[0.907, 0.901]) == [False] * 4
+    # "returned late": the paraphrases reach the anchors' group, "early" and "on time" do not
+    loans = [0.784, 0.79, 0.293, 0.41, 0.495]
+    assert judged(loans, anchors=[0.859]) == [True, True, False, False, False]
+    # the level is one GAP below the lowest anchor, wherever the widest step lies
+    assert judged([0.78, 0.075, 0.08, 0.77], anchors=[0.89, 0.92]) == [False] * 4
+    assert judged([0.97, 0.3, 0.1], anchors=[0.95, 0.40]) == [True, True, False]
+
+
+def test_the_anchors_are_scored_with_the_lines_and_get_no_verdict() -> None:
+    engine = ScoringEngine()
+    progress: list[tuple[int, int]] = []
+    verdicts = ModelJudge(lambda: engine).judge(
+        "How many power failures happened?", "power failures happened", LINES[1:],
+        on_batch=lambda done, total: progress.append((done, total)), anchors=LINES[:1],
+    )  # fmt: skip
+    assert verdicts.said == [False, True] and verdicts.calls == 3
+    assert progress[-1] == (3, 3) and "INC-1" in engine.scored[0]

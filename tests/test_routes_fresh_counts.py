@@ -5,6 +5,9 @@ truth: what the route hands to the judge decides whether an exact count is possi
 - "Expense claims - page 3" heads every page of the register: a running header names its page's
   things and is none of them; it is not an item, so the claims themselves ("Claim EC-104 by
   ...") are.
+- Where some loans say "returned 3 weeks late", the others may say it otherwise ("overdue when
+  it came back"): they go to the judge, but not those putting another value in that place
+  ("returned early"), which are no items.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from route_fakes import JudgeEngine
 
 from bench.count_docs import CountQuestion, questions_of, write_pdf
 from bench.count_docs_fresh import claims, samples
+from bench.count_docs_more import loans
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
 from desktop_rag.domain import DocScope, RouteName
@@ -30,7 +34,7 @@ Library = tuple[Services, JudgeEngine, dict[str, CountQuestion], dict[str, str]]
 def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
     root = tmp_path_factory.mktemp("fresh")
     rng = random.Random(3)
-    drafts = [claims(rng, True), samples(rng, True)]
+    drafts = [claims(rng, True), samples(rng, True), loans(rng, True)]
     (root / "docs").mkdir()
     for draft in drafts:
         write_pdf(root / "docs" / draft.name, draft)
@@ -71,3 +75,20 @@ def test_a_name_no_line_states_narrows_nothing(library: Library) -> None:
     _, judged = _count(library, q.doc, "How many expense claims in Building 4 were turned down?",
                        q.items)  # fmt: skip
     assert judged == 30
+
+
+def test_items_that_say_the_condition_otherwise_are_judged_and_a_template_once(
+    library: Library,
+) -> None:
+    q = library[2]["loans-1-q1"]  # "returned late": a few lines say "late", others otherwise
+    stated = [line for line in q.items if "late" in line]
+    assert stated and len(stated) < q.count  # the case: some lines say it as asked, not all
+    count, judged = _count(library, q.doc, q.question, q.items)
+    assert count == q.count
+    services, engine, _, ids = library
+    loans_listed = [c for c in services.document_chunks(ids[q.doc]) if "Loan L-" in c.text]
+    lines = sum(c.text.count("Loan L-") for c in loans_listed)
+    print(lines, len(stated), judged)
+    assert judged < lines - len(stated)  # "returned early", "returned on time": not asked
+    otherwise = set(q.items) - set(stated)
+    assert otherwise <= set(engine.judged)  # each paraphrase read on its own

@@ -130,7 +130,10 @@ def test_matching_decides_what_it_can_and_leaves_the_rest_to_the_judge() -> None
                             "\nInvoice C: no late payment recorded."))  # fmt: skip
     found = match_items(units, parse("How many invoices were paid late?"))
     assert [f.unit.text for f in found.items] == ["Invoice A from Acme: paid late."]
-    assert found.candidates == []  # "late" is stated: C does not say "paid"
+    # the other invoices may say it otherwise: judged, measured against the line that says it
+    assert [u.text for u in found.candidates] == ["Invoice B from Acme: paid on time.",
+                                                  "Invoice C: no late payment recorded."]
+    assert [u.text for u in found.anchors] == ["Invoice A from Acme: paid late."]
     dates = match_items(units, parse("How many invoices were paid after the due date?"))
     assert dates.items == [] and len(dates.candidates) == 3 and not dates.condition_stated
     mentions = match_items(units_of(_chunk("Acme and acme. ACME!")), parse("Every mention of Acme"))

@@ -27,6 +27,7 @@ from desktop_rag.routes.judge import BatchSink, Verdicts
 from desktop_rag.routes.matching import Found, Matches, match_items
 from desktop_rag.routes.parts import PartsCount, count_parts, parse_parts
 from desktop_rag.routes.scope import documents_asked
+from desktop_rag.routes.slots import another_value
 from desktop_rag.routes.target import Mode, Target, parse
 from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, names_its_page, units_of
 from desktop_rag.routes.values import ValuesCount, count_values, parse_values
@@ -41,6 +42,7 @@ class Judge(Protocol):
         lines: Sequence[str],
         cancel: CancelToken | None = None,
         on_batch: BatchSink | None = None,
+        anchors: Sequence[str] = (),
     ) -> Verdicts: ...
 
 
@@ -95,7 +97,8 @@ class ExhaustiveRoute:
             return self._composed(request, target, scan, values.found, (0, ""), values)
         matches = match_items(scan.units, target)
         candidates = matches.candidates + self._paraphrases(target, scan, matches, request.cancel)
-        found, undecided, why = self._judged(target, candidates, scan, request)
+        found, undecided, why = self._judged(target, candidates, scan, request,
+                                             [u.text for u in matches.anchors])
         found = ordered(matches.items + found, {d.doc_id: i for i, d in enumerate(scan.docs)})
         scan.details.update(items=len(found), matched=len(matches.items),
                             candidates=len(candidates), undecided=undecided)  # fmt: skip
@@ -176,7 +179,8 @@ class ExhaustiveRoute:
         return found
 
     def _judged(
-        self, target: Target, candidates: list[ItemUnit], scan: _Scan, request: RouteRequest
+        self, target: Target, candidates: list[ItemUnit], scan: _Scan, request: RouteRequest,
+        anchors: Sequence[str] = (),
     ) -> tuple[list[Found], int, str]:
         """The candidates the judge said yes to; how many stay undecided, and why."""
         if not candidates:
@@ -184,10 +188,7 @@ class ExhaustiveRoute:
         if self.judge is None:
             return [], len(candidates), "no model to judge them"
         asked = candidates[: self.settings.max_judged]  # [:None]: all
-        progress = _judging(request)
-        progress(0, len(asked))
-        verdicts = self.judge.judge(request.question, target.description,
-                                    [u.text for u in asked], request.cancel, progress)  # fmt: skip
+        verdicts = self._verdicts(request, target, [u.text for u in asked], anchors)
         scan.details.update(judged=len(asked), model_calls=verdicts.calls,
                             prompt_tokens=verdicts.prompt_tokens,
                             generated_tokens=verdicts.generated_tokens)  # fmt: skip
@@ -196,6 +197,27 @@ class ExhaustiveRoute:
         over = len(candidates) - len(asked)
         why = f"the model judges {len(asked)} per question" if over else "the model gave no verdict"
         return found, over + unanswered, why
+
+    def _verdicts(
+        self, request: RouteRequest, target: Target, lines: list[str], anchors: Sequence[str]
+    ) -> Verdicts:
+        """The judge's verdict on each line. With anchors (lines that state the condition as
+        asked), a line stating another value in their place is no item, unasked
+        (routes/slots.py), and the judge measures the others against the anchors."""
+        judge = self.judge
+        assert judge is not None
+        progress = _judging(request)
+        progress(0, len(lines))
+        asked = (request.question, target.description)
+        if not anchors:
+            return judge.judge(*asked, lines, request.cancel, progress)
+        other = another_value(anchors, lines, target.condition)
+        read = [i for i, is_other in enumerate(other) if not is_other]
+        got = judge.judge(*asked, [lines[i] for i in read], request.cancel, progress, anchors)
+        said: list[bool | None] = [False] * len(lines)
+        for i, verdict in zip(read, got.said, strict=True):
+            said[i] = verdict
+        return dataclasses.replace(got, said=said)
 
 
 def _scanning(request: RouteRequest, done: int, total: int) -> None:

@@ -2,8 +2,10 @@
 which only the model can tell (candidates).
 
 An item matches when it has every stem of the head and, where the question names a subset,
-every stem of the condition. A condition the text never states in those words ("paid late"
-where lines only give dates) cannot be decided by matching: then every item of the head that
+every stem of the condition; the other items of the head may say the condition in other words,
+so the judge reads them too, measured against the items that say it as asked. A condition the
+text never states in those words ("paid late" where lines only give dates) cannot be decided
+by matching: then every item of the head that
 holds the condition's proper names is a candidate for the judge ("Acme Ltd" of "invoices did
 Acme Ltd send"). A line that denies ("no outage was seen") is a candidate too. For
 "how many times is X mentioned" every occurrence of X (or of its identifier) is an item.
@@ -39,6 +41,7 @@ class Matches:
 
     items: list[Found] = field(default_factory=list)
     candidates: list[ItemUnit] = field(default_factory=list)
+    anchors: list[ItemUnit] = field(default_factory=list)  # items stating the condition as asked
     condition_stated: bool = True  # False: the condition's words are in no head item
     decided: set[tuple[object, ...]] = field(default_factory=set)  # places matching settled
 
@@ -102,7 +105,25 @@ def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
             out.candidates.append(units[i])
         else:
             out.items.append(Found(units[i], by))
+    if target.condition and chosen:
+        _said_otherwise(out, heads, chosen, units, sets, target)
     return out
+
+
+def _said_otherwise(
+    out: Matches, heads: Sequence[int], stated: Sequence[int], units: Sequence[ItemUnit],
+    sets: Sequence[frozenset[str]], target: Target,
+) -> None:
+    """Where some items state the condition in the question's words ("returned 3 weeks late"),
+    the other items of the head may state it in theirs ("overdue when it came back", "brought
+    back after the due date"): they go to the judge, all of them, with the items that state it
+    as its anchors (routes/judge.py: a line is an item when the model finds it about as likely
+    as those). Not the items without the condition's proper names and numbers ("Acme Ltd",
+    "Press 4"): those are said in their own words or not at all."""
+    exact = {c for c in target.condition if c in target.names or any(ch.isdigit() for ch in c)}
+    taken = set(stated)
+    out.candidates += [units[i] for i in heads if i not in taken and exact <= sets[i]]
+    out.anchors = [f.unit for f in out.items]
 
 
 def _holding_stated(
