@@ -87,7 +87,26 @@ def through_server(folder: Path, rounds: int) -> dict[str, Any]:
             removes.append(time.perf_counter() - began)
         out["add_s"] = round(statistics.median(adds), 3)
         out["remove_s"] = round(statistics.median(removes), 3)
+        out.update(_server_queries(index, rng))
         out["server_own_mb"] = _server_own_mb(port)
+    return out
+
+
+def _server_queries(index: Any, rng: np.random.Generator, n: int = 50) -> dict[str, float]:
+    """Dense search latency through the server, p50/p95 ms: the whole collection, and one
+    document (a `doc_id` filter: `fill` gives each document 300 vectors)."""
+    from desktop_rag.domain import DocScope
+
+    out: dict[str, float] = {}
+    for name, scope in (("whole", None), ("one_document", DocScope(only=frozenset({"d7"})))):
+        times = []
+        for query in _unit(rng, n):
+            began = time.perf_counter()
+            index.query(query, 10) if scope is None else index.query(query, 10, scope)
+            times.append((time.perf_counter() - began) * 1000)
+        times.sort()
+        out[f"query_{name}_p50_ms"] = round(times[n // 2], 1)
+        out[f"query_{name}_p95_ms"] = round(times[int(n * 0.95) - 1], 1)
     return out
 
 
