@@ -50,16 +50,20 @@ def _shape(text: str) -> Shape:
     return tuple(words), tuple(shape)
 
 
-def _another_value(stated: Shape, line: Shape, condition: frozenset[str]) -> bool:
-    """Whether `line` is `stated` with other words where `stated` says the condition (the
-    condition's words `line` lacks), and differs from it elsewhere only in short places."""
-    (s_words, s_shape), (l_words, l_shape) = stated, line
-    lacking = condition - stem_set(" ".join(l_words))
-    saying = {i for i, word in enumerate(s_words) if stem_set(word) & lacking}
+def _another_value(
+    stated: tuple[tuple[frozenset[str], ...], tuple[str, ...]],
+    line: tuple[str, ...],
+    lacking: frozenset[str],
+) -> bool:
+    """Whether the line (its shape) is the stated one (its words' stems, its shape) with other
+    words where the stated line says the condition's words the line lacks, and differs from it
+    elsewhere only in short places."""
+    s_stems, s_shape = stated
+    saying = {i for i, word in enumerate(s_stems) if word & lacking}
     if not saying:
         return False
     there, same = False, 0
-    matcher = SequenceMatcher(None, s_shape, l_shape, autojunk=False)
+    matcher = SequenceMatcher(None, s_shape, line, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             same += i2 - i1
@@ -77,11 +81,15 @@ def another_value(
     stated: Sequence[str], lines: Sequence[str], condition: Sequence[str]
 ) -> list[bool]:
     """For each of `lines`: whether it states another value where a stated line (of the first
-    `PROBES`) states the condition."""
+    `PROBES`) states the condition. Each text is stemmed once."""
     wanted = frozenset(condition)
-    probes = [_shape(text) for text in stated[:PROBES]]
+    probes = []
+    for text in stated[:PROBES]:
+        words, shape = _shape(text)
+        probes.append((tuple(stem_set(word) for word in words), shape))
     out = []
     for text in lines:
-        shape = _shape(text)
-        out.append(any(_another_value(p, shape, wanted) for p in probes))
+        words, shape = _shape(text)
+        lacking = wanted - stem_set(" ".join(words))
+        out.append(bool(lacking) and any(_another_value(p, shape, lacking) for p in probes))
     return out
