@@ -1,7 +1,5 @@
-"""The Chroma adapter (the only module that imports chromadb).
-
-Chroma holds only chunk ids, embeddings and a doc_id metadata field; the catalog holds the text.
-Embeddings are always passed explicitly (a text-only call would make chromadb fetch a model).
+"""The Chroma adapter (the only module that imports chromadb): clients, collections, and the
+index over one (store/chroma_index.py).
 
 Each embedding space has its own collection (store/spaces.py); the catalog's active-space pointer
 names the one search uses (store/switch_state.py). An index opened on the active collection
@@ -14,29 +12,26 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.domain.errors import StoreError
+from desktop_rag.store.chroma_index import COLLECTION, ChromaVectorIndex, store_errors
+from desktop_rag.store.pending_deletes import PendingDeletes, pending_file
 from desktop_rag.store.stamp import STAMP_NAME, WriteStamp
 from desktop_rag.store.switch_state import active_collection
 
 if TYPE_CHECKING:
     from desktop_rag.config import StoreSettings
     from desktop_rag.config.paths import AppPaths
-    from desktop_rag.domain.protocols import Vector
+
+__all__ = ["COLLECTION", "ChromaVectorIndex", "SpaceChangedError", "collection_names",
+           "drop_collection", "open_vector_index"]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
-COLLECTION = "chunks"  # the legacy collection (store.spaces.LEGACY_COLLECTION)
-_PAGE = 5000
 _clients: dict[str, Any] = {}
-FEW_VECTORS = 800  # a scope this small is scored here rather than by a filtered query
 _clients_lock = threading.Lock()
 _folder_locks: dict[str, threading.RLock] = {}
 
@@ -157,6 +152,7 @@ def open_vector_index(
             _collection(store, first, name), first.get_max_batch_size(), stamp=stamp,
             client_of=client_of, collection_of=collection_of, name=name, lock=_folder_lock(key),
             release=lambda: _close_client(key),
+            pending=PendingDeletes(pending_file(paths.chroma_dir, name)),
         )
 
 
@@ -175,8 +171,9 @@ def drop_collection(paths: AppPaths, store: StoreSettings, name: str) -> bool:
     if store.mode != "embedded":
         return drop(_opened(store, lambda: _http_client(store)))
     key = str(paths.chroma_dir.resolve())
-    with _folder_lock(key), _store_errors("delete an old collection"):
+    with _folder_lock(key), store_errors("delete an old collection"):
         dropped = drop(_opened(store, lambda: _persistent_client(key)))
+        pending_file(paths.chroma_dir, name).unlink(missing_ok=True)
     WriteStamp(paths.chroma_dir / STAMP_NAME).mark()
     return dropped
 
@@ -202,180 +199,3 @@ def _collection(store: StoreSettings, client: Any, name: str) -> Any:
     return _opened(store, lambda: client.get_or_create_collection(
         name, metadata={"hnsw:space": "cosine"}, embedding_function=None
     ))
-
-
-@contextmanager
-def _store_errors(action: str) -> Iterator[None]:
-    try:
-        yield
-    except StoreError:
-        raise
-    except Exception as exc:  # chromadb raises many unrelated types
-        raise StoreError(
-            f"The vector store failed to {action}: {exc}",
-            "check free disk space; `desktop-rag doctor --check` verifies the library",
-        ) from exc
-
-
-def _batches(n: int, size: int) -> Iterator[slice]:
-    for start in range(0, n, size):
-        yield slice(start, min(start + size, n))
-
-
-class ChromaVectorIndex:
-    """VectorIndex over one Chroma collection (cosine space).
-
-    An embedded Chroma client keeps its vector index in memory and never sees what another process
-    wrote after it opened. With a `stamp` (embedded mode), every write here marks the stamp file,
-    and every read first checks it (one stat): a mark from another process reopens the collection.
-    """
-
-    def __init__(
-        self, collection: Any, max_batch: int = 5000, stamp: WriteStamp | None = None,
-        client_of: Callable[[bool], Any] | None = None,
-        collection_of: Callable[[Any], Any] | None = None, name: str = COLLECTION,
-        lock: threading.RLock | None = None, release: Callable[[], None] | None = None,
-    ) -> None:
-        self._col = collection
-        self._release = release
-        self.collection_name = name  # what caches of its vectors are keyed by
-        self._batch = max(1, min(max_batch, 5000))
-        self._stamp, self._client_of, self._collection_of = stamp, client_of, collection_of
-        self._client = client_of(False) if client_of is not None else None
-        self._lock = lock or threading.RLock()
-
-    @contextmanager
-    def _current(self) -> Iterator[Any]:
-        """The collection, reopened first when another process has written since; held for the
-        whole operation so that a reopen never closes it under another thread."""
-        with self._lock:
-            if self._client_of is not None and self._collection_of is not None:
-                fresh = self._stamp is not None and self._stamp.foreign_write()
-                if fresh:
-                    log.info("another process changed the vector store; reopening it")
-                client = self._client_of(fresh)
-                if client is not self._client:  # reopened here or by another index of this process
-                    self._col = self._collection_of(client)  # may raise SpaceChangedError
-                    self._client = client
-            yield self._col
-
-    def _written(self) -> None:
-        if self._stamp is not None:
-            self._stamp.mark()
-
-    def upsert(self, ids: Sequence[str], embeddings: Vector, doc_ids: Sequence[str]) -> None:
-        if len(ids) != len(embeddings) or len(ids) != len(doc_ids):
-            raise ValueError("ids, embeddings and doc_ids differ in length")
-        with self._current() as col:
-            for part in _batches(len(ids), self._batch):
-                with _store_errors("save vectors"):
-                    col.upsert(
-                        ids=list(ids[part]),
-                        embeddings=np.asarray(embeddings[part], dtype=np.float32),
-                        metadatas=[{"doc_id": d} for d in doc_ids[part]],
-                    )
-            self._written()
-
-    def delete(self, ids: Sequence[str]) -> None:
-        with self._current() as col:
-            for part in _batches(len(ids), self._batch):
-                with _store_errors("delete vectors"):
-                    col.delete(ids=list(ids[part]))
-            self._written()
-
-    def query(
-        self, embedding: Vector, k: int, scope: DocScope = EVERYWHERE
-    ) -> list[tuple[str, float]]:
-        if scope.empty:
-            return []
-        where = _where(scope)
-        with self._current() as col:
-            total = int(col.count())
-            if total == 0 or k <= 0:
-                return []
-            if scope.included is not None:
-                few = _few_scored(col, where, embedding, k)
-                if few is not None:
-                    return few
-            found = col.query(
-                query_embeddings=[np.asarray(embedding, dtype=np.float32)],
-                n_results=min(k, total), where=where, include=["distances"],
-            )
-        ids, dists = found["ids"][0], found["distances"][0]
-        return [(cid, 1.0 - float(d)) for cid, d in zip(ids, dists, strict=True)]
-
-    def get_embeddings(self, ids: Sequence[str]) -> dict[str, Vector]:
-        out: dict[str, Vector] = {}
-        with self._current() as col:
-            for part in _batches(len(ids), self._batch):
-                got = col.get(ids=list(ids[part]), include=["embeddings"])
-                for cid, vec in zip(got["ids"], got["embeddings"], strict=True):
-                    out[cid] = np.asarray(vec, dtype=np.float32)
-        return out
-
-    def all_ids(self) -> set[str]:
-        ids: set[str] = set()
-        with self._current() as col:
-            while True:
-                got = col.get(include=[], limit=_PAGE, offset=len(ids))
-                ids.update(got["ids"])
-                if len(got["ids"]) < _PAGE:
-                    return ids
-
-    def count(self) -> int:
-        with self._current() as col:
-            return int(col.count())
-
-    def export_vectors(self) -> Iterator[tuple[list[str], Vector, list[str]]]:
-        """Every (ids, embeddings, doc_ids) page of the collection: what the persisted copy
-        (store/vector_snapshot.py) is written from."""
-        done = 0
-        while True:
-            with self._current() as col:
-                got = col.get(include=["embeddings", "metadatas"], limit=_PAGE, offset=done)
-            ids = list(got["ids"])
-            if ids:
-                docs = [str((meta or {}).get("doc_id", "")) for meta in got["metadatas"]]
-                yield ids, np.asarray(got["embeddings"], dtype=np.float32), docs
-            done += len(ids)
-            if len(ids) < _PAGE:
-                return
-
-    def release(self) -> None:
-        """Frees the memory embedded Chroma holds for the folder (its whole vector index, loaded
-        by the first write or query) by closing the process-wide client; the next operation of
-        any index of the folder opens it again (0.2 s, then the index loads: 2-4 s at a million
-        vectors). For a process whose reads the persisted copy serves (store/vector_snapshot.py)
-        once it has written. Nothing in server mode."""
-        if self._release is not None:
-            with self._lock:  # the folder's lock: no index of this process is using the client
-                self._release()
-
-    def close(self) -> None:
-        """Nothing to do: the process-wide client is shared and closed at exit."""
-
-
-def _few_scored(
-    col: Any, where: dict[str, Any] | None, embedding: Vector, k: int
-) -> list[tuple[str, float]] | None:
-    """The best `k` of a scope of at most FEW_VECTORS vectors, scored here (None: more).
-
-    At 50,000 vectors Chroma's filtered query costs 23-38 ms whatever the filter keeps, while
-    reading the vectors (L2-normalised) and taking dot products costs 5 ms for 50 and about as
-    much as the query at 1,000."""
-    got = col.get(where=where, include=["embeddings"], limit=FEW_VECTORS + 1)
-    ids = list(got["ids"])
-    if len(ids) > FEW_VECTORS:
-        return None
-    if not ids:
-        return []
-    sims = np.asarray(got["embeddings"], dtype=np.float32) @ np.asarray(embedding, np.float32)
-    best = np.argsort(-sims, kind="stable")[:k]
-    return [(ids[i], float(sims[i])) for i in best]
-
-
-def _where(scope: DocScope) -> dict[str, Any] | None:
-    """Chroma's metadata filter for `scope` (None: the whole collection)."""
-    if scope.included is not None:
-        return {"doc_id": {"$in": sorted(scope.included)}}
-    return {"doc_id": {"$nin": sorted(scope.exclude)}} if scope.exclude else None
