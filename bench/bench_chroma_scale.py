@@ -2,7 +2,7 @@
 collection of a million vectors, and the memory a write leaves behind.
 
     python -m bench.run chroma_scale [--chroma-size 1000000] [--chroma-dir DIR] [--chroma-runs 2]
-        [--chroma-server]
+        [--chroma-server] [--chroma-report]
 
 The scale benchmark's million-chunk library (bench_scale, --scale-read-sizes) leaves Chroma
 empty, so its add and remove figures do not include Chroma's own cost. This one fills a
@@ -15,6 +15,10 @@ and the process's own (anonymous) memory after it, with Chroma's index released 
 is current (as the app does) and kept (as it did before). --chroma-server adds the same writes
 through a Chroma server (`chroma run` on the same folder, `[store] mode = "server"`), whose
 process keeps the index loaded between writes: three rounds after its first request.
+--chroma-report adds the scale benchmark's 50-page report through `Services.ingest` (table pass
+included) and removes it, in a new process each run, into the folder's data folder and into an
+empty one, with Chroma's index loaded from the start of the ingest (`prepare_write`) and, for
+comparison, at the first write.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--chroma-dir", default=str(default))
     group.add_argument("--chroma-runs", type=int, default=2)
     group.add_argument("--chroma-server", action="store_true", help="also through a server")
+    group.add_argument("--chroma-report", action="store_true", help="also add a 50-page report")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -54,7 +59,35 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result[mode] = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
     if getattr(args, "chroma_server", False):
         result["server"] = through_server(folder, 3)
+    if getattr(args, "chroma_report", False):
+        result["report"] = add_report(folder, 1 if args.quick else args.chroma_runs)
     return result
+
+
+def add_report(folder: Path, runs: int) -> dict[str, Any]:
+    """Median add and remove times of the 50-page report: into the filled folder with the index
+    loaded early ("early") and at the first write ("at_write"), and into an empty folder."""
+    import tempfile
+
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(dir=folder) as empty:
+        for name, data, mode in (("empty", Path(empty) / "app", "early"),
+                                 ("early", folder / "app", "early"),
+                                 ("at_write", folder / "app", "at_write")):  # fmt: skip
+            got = [_child(folder, f"report-{mode}", data) for _ in range(runs)]
+            out[name] = {key: statistics.median(r[key] for r in got) for key in got[0]}
+            out[name]["add_runs_s"] = [r["add_s"] for r in got]
+    return out
+
+
+def _report(data: Path, mode: str) -> dict[str, float]:
+    from bench.bench_scale import add_remove, fifty_pages
+
+    if mode == "report-at_write":
+        from desktop_rag.store.vector_snapshot import SnapshotVectorIndex
+
+        SnapshotVectorIndex.prepare_write = lambda self: None  # type: ignore[method-assign,assignment,return-value]
+    return add_remove(data, fifty_pages(data.parent))
 
 
 def through_server(folder: Path, rounds: int) -> dict[str, Any]:
@@ -172,9 +205,10 @@ def fill(folder: Path, size: int) -> dict[str, float]:
     return built
 
 
-def _child(folder: Path, mode: str) -> dict[str, float]:
+def _child(folder: Path, mode: str, data: Path | None = None) -> dict[str, float]:
+    extra = [str(data)] if data is not None else []
     out = subprocess.run(
-        [sys.executable, "-m", "bench.bench_chroma_scale", str(folder), mode],
+        [sys.executable, "-m", "bench.bench_chroma_scale", str(folder), mode, *extra],
         check=True, capture_output=True, text=True,
     ).stdout
     return dict(json.loads(out.strip().splitlines()[-1]))
@@ -216,4 +250,7 @@ def measure(folder: Path, mode: str) -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(measure(Path(sys.argv[1]), sys.argv[2])))
+    if sys.argv[2].startswith("report-"):
+        print(json.dumps(_report(Path(sys.argv[3]), sys.argv[2])))
+    else:
+        print(json.dumps(measure(Path(sys.argv[1]), sys.argv[2])))

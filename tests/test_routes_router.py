@@ -30,6 +30,10 @@ LABELLED = Path(__file__).resolve().parents[1] / "bench" / "data" / "route_quest
         ("List every deadline in these meeting notes.", "exhaustive"),
         ("How many times is Project Falcon mentioned in the reports?", "exhaustive"),
         ("Which invoices were paid late?", "exhaustive"),
+        ("Which loans came back late?", "exhaustive"),  # a verb of any form after the plural
+        ("Which comments say the course moved too quickly?", "exhaustive"),
+        ("Which method integrates knowledge into white-box models?", "lookup"),  # verb in "s"
+        ("Which person heads this program?", "lookup"),
         ("How many employees did Netflix have at the end of 2015?", "lookup"),
         ("How many people are in the photograph on page 3?", "lookup"),
         ("How many more subscribers were there in 2015 compared to 2014?", "lookup"),

@@ -38,6 +38,14 @@ _SET_VERB = (
     r"should|\w{3,}ed)"
 )  # the verb after a plural subject or before its own ("which items does X own")
 
+# the word right after "which" and a plural noun, when it is no preposition, article or
+# conjunction: its verb, regular or not ("which loans came back", "which comments say"); after
+# longer noun phrases a verb ending in "s" looks like a plural ("which method integrates ...")
+_ANY_VERB = (
+    r"(?!(?:of|in|on|for|from|with|to|at|by|about|and|or|but|the|a|an|that|which|who|whose|per|"
+    r"than|as|vs|versus|under|over|between|during|within|into|across|'s)\b)[a-z]+"
+)
+
 # (rule name, pattern) in order; the first that matches decides.
 _COMPARE = (
     ("compare", r"^(?:please |can you |could you )?(?:compare|contrast)\b"),
@@ -70,8 +78,8 @@ _EXHAUSTIVE = (
         # leads up to it ("At the company, which directors are ...?", "which action items
         # does Omar own?")
         "which-plural",
-        rf"(?:^|[,;:]\s*)(?:in \w+ )?which (?:of the )?(?:[\w'-]+ ){{0,2}}{_PLURAL} "
-        rf"{_SET_VERB}\b",
+        rf"(?:^|[,;:]\s*)(?:in \w+ )?which (?:of the )?(?:(?:[\w'-]+ ){{0,2}}{_PLURAL} "
+        rf"{_SET_VERB}|{_PLURAL} {_ANY_VERB})\b",
     ),
     (
         "what-plural-listed",
