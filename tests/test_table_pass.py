@@ -23,6 +23,7 @@ from desktop_rag.domain import Chunk, Document
 from desktop_rag.domain.progress import CancelToken
 from desktop_rag.domain.protocols import Embedder
 from desktop_rag.services import Services
+from desktop_rag.store import vectors as vectors_module
 from desktop_rag.store.table_steps import TableSteps
 from desktop_rag.store.vector_snapshot import SnapshotVectorIndex
 
@@ -95,12 +96,15 @@ def test_the_text_is_searchable_at_once_and_the_table_rows_after_the_table_pass(
     found = library.search("Domestic Streaming Segment revenues 2015", k=3).results
     assert found and found[0].chunk.doc_id == doc.doc_id  # searchable from its text already
     assert consistent(library)
+    key = str(library.ctx.paths.chroma_dir.resolve())
+    assert key in vectors_module._clients  # a table pass follows: Chroma stays loaded for it
 
     tables = library.enrich_tables()
 
     vectors = library.ctx.vectors
     assert isinstance(vectors, SnapshotVectorIndex)
     assert vectors.current() is not None  # the copy caught up: reads left Chroma at once
+    assert key not in vectors_module._clients  # and it let Chroma's index go
     assert (tables.documents, tables.pages, tables.tables, tables.left) == (1, 1, 1, 0)
     assert not tables.failures and library.tables_pending() == {}
     after = chunks_of(library, "table.pdf")

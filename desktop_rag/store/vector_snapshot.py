@@ -122,8 +122,8 @@ class SnapshotVectorIndex:
         """Starts loading the source's index on a thread of its own (embedded Chroma loads its
         whole index for a write: 2.3 s at a million vectors), so that the load overlaps the
         reading and embedding before the first write; that write waits for it (the source's
-        lock). Adding a 50-page report with Chroma at a million vectors: 11.4 -> 10.4 s (medians
-        of three; docs/benchmarks-scale.md, "A write's load, started early")."""
+        lock). The ingest and the table pass give the notice (docs/benchmarks-scale.md, "A
+        write's load, started early")."""
 
         def load() -> None:
             try:
@@ -166,11 +166,14 @@ class SnapshotVectorIndex:
         snap = self.current()
         return snap.size() if snap is not None else self._source_index().count()
 
-    def refresh(self) -> int | None:
-        """Rewrites the copy from the source if it is stale; the rows written (None: not done)."""
+    def refresh(self, release: bool = True) -> int | None:
+        """Rewrites the copy from the source if it is stale; the rows written (None: not done).
+        `release`: the source frees its memory once the copy is current (not when another write
+        follows at once, which would load it again)."""
         with self._lock:
             if self.current() is not None:
-                self._release_source()
+                if release:
+                    self._release_source()
                 return None
             stamp = read_stamp(self._stamp_file)
             journal, self._journal = self._journal, None
@@ -182,7 +185,8 @@ class SnapshotVectorIndex:
                 rows = write_snapshot(self._folder, source, stamp)
             self._snapshot, self._rows, self._stale, self._looked = None, None, False, None
             log.info("vector snapshot: %d rows written", rows)
-            self._release_source()
+            if release:
+                self._release_source()
             return rows
 
     def _release_source(self) -> None:
