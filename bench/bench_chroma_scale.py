@@ -16,9 +16,8 @@ is current (as the app does) and kept (as it did before). --chroma-server adds t
 through a Chroma server (`chroma run` on the same folder, `[store] mode = "server"`), whose
 process keeps the index loaded between writes: three rounds after its first request.
 --chroma-report adds the scale benchmark's 50-page report through `Services.ingest` (table pass
-included) and removes it, in a new process each run, into the folder's data folder and into an
-empty one, with Chroma's index loaded from the start of the ingest (`prepare_write`) and, for
-comparison, at the first write.
+included) and removes it, in a new process each run, into the folder's data folder (Chroma at
+the full size) and into an empty one.
 """
 
 from __future__ import annotations
@@ -65,28 +64,22 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def add_report(folder: Path, runs: int) -> dict[str, Any]:
-    """Median add and remove times of the 50-page report: into the filled folder with the index
-    loaded early ("early") and at the first write ("at_write"), and into an empty folder."""
+    """Median add and remove times of the 50-page report, into the filled folder and into an
+    empty one, with each run's add time."""
     import tempfile
 
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(dir=folder) as empty:
-        for name, data, mode in (("empty", Path(empty) / "app", "early"),
-                                 ("early", folder / "app", "early"),
-                                 ("at_write", folder / "app", "at_write")):  # fmt: skip
-            got = [_child(folder, f"report-{mode}", data) for _ in range(runs)]
+        for name, data in (("empty", Path(empty) / "app"), ("filled", folder / "app")):
+            got = [_child(folder, "report", data) for _ in range(runs)]
             out[name] = {key: statistics.median(r[key] for r in got) for key in got[0]}
             out[name]["add_runs_s"] = [r["add_s"] for r in got]
     return out
 
 
-def _report(data: Path, mode: str) -> dict[str, float]:
+def _report(data: Path) -> dict[str, float]:
     from bench.bench_scale import add_remove, fifty_pages
 
-    if mode == "report-at_write":
-        from desktop_rag.store.vector_snapshot import SnapshotVectorIndex
-
-        SnapshotVectorIndex.prepare_write = lambda self: None  # type: ignore[method-assign,assignment,return-value]
     return add_remove(data, fifty_pages(data.parent))
 
 
@@ -250,7 +243,7 @@ def measure(folder: Path, mode: str) -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    if sys.argv[2].startswith("report-"):
-        print(json.dumps(_report(Path(sys.argv[3]), sys.argv[2])))
+    if sys.argv[2] == "report":
+        print(json.dumps(_report(Path(sys.argv[3]))))
     else:
         print(json.dumps(measure(Path(sys.argv[1]), sys.argv[2])))

@@ -40,7 +40,6 @@ from desktop_rag.ingest.scan import scan
 from desktop_rag.ingest.segments import LoadedDocument, LoadError, Segment
 from desktop_rag.ingest.writer import DocumentWriter, Extracted
 from desktop_rag.store.documents import Catalog
-from desktop_rag.store.lazy_vectors import prepare_write
 
 log = logging.getLogger(__name__)
 QUEUE_SIZE = 4
@@ -149,9 +148,7 @@ class Ingestor:
 
     def _warm_up(self) -> None:
         """Loads the model and the vector store while the first file is being extracted, and
-        runs the model once (its first call is slow); the vector store loads its index for the
-        coming write in the background (store/vector_snapshot.py)."""
-        prepare_write(self.vectors)
+        runs the model once (its first call is slow)."""
         self.embedder.embed_query("warm up")
         self.vectors.count()
 

@@ -44,7 +44,6 @@ from desktop_rag.ingest.table_continuation import continued
 from desktop_rag.ingest.table_model import TableBlock
 from desktop_rag.ingest.table_regions import Span, pages_with_chunks, plan_swap, spans_to_redo
 from desktop_rag.store.documents import Catalog
-from desktop_rag.store.lazy_vectors import prepare_write
 from desktop_rag.store.table_steps import ChunkSwap
 
 log = logging.getLogger(__name__)
@@ -105,7 +104,6 @@ class TablePass:
         pages = sum(len(p) for _, p in queued)
         tally = _Tally()
         if queued:
-            prepare_write(self.vectors)  # its index loads while the first pages are read
             self._emit(tally, pages, len(queued),
                        f"{_n(pages, 'candidate page')} in {_n(len(queued), 'document')}")
         try:

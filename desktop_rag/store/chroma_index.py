@@ -165,16 +165,6 @@ class ChromaVectorIndex:
         hits = [(cid, 1.0 - float(d)) for cid, d in zip(ids, dists, strict=True)]
         return [hit for hit in hits if hit[0] not in hidden][:k]
 
-    def warm(self) -> None:
-        """Loads the collection's vector index into this process, as its first write would (a
-        one-result query does it); nothing for a server, which keeps it loaded."""
-        if self._client_of is None:
-            return
-        with self._current() as col, store_errors("load the vector index"):
-            first = col.get(limit=1, include=["embeddings"])
-            if len(first["ids"]):
-                col.query(query_embeddings=[first["embeddings"][0]], n_results=1, include=[])
-
     def get_embeddings(self, ids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
         hidden = self._hidden()

@@ -48,15 +48,3 @@ class LazyVectorIndex:
 
     def count(self) -> int:
         return self.index.count()
-
-    def prepare_write(self) -> None:
-        """The real index's `prepare_write` (a write is coming)."""
-        prepare_write(self.index)
-
-
-def prepare_write(index: object) -> None:
-    """Tells a vector index that a write is coming, where it can use the notice (the persisted
-    copy in front of embedded Chroma starts loading Chroma's index: store/vector_snapshot.py)."""
-    prepare = getattr(index, "prepare_write", None)
-    if callable(prepare):
-        prepare()

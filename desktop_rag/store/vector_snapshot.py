@@ -118,25 +118,6 @@ class SnapshotVectorIndex:
             journal.last_stamp = read_stamp(self._stamp_file)
             self._stale = True
 
-    def prepare_write(self) -> threading.Thread:
-        """Starts loading the source's index on a thread of its own (embedded Chroma loads its
-        whole index for a write: 2.3 s at a million vectors), so that the load overlaps the
-        reading and embedding before the first write; that write waits for it (the source's
-        lock). The ingest and the table pass give the notice (docs/benchmarks-scale.md, "A
-        write's load, started early")."""
-
-        def load() -> None:
-            try:
-                warm = getattr(self._source_index(), "warm", None)
-                if callable(warm):
-                    warm()
-            except Exception:  # the write itself reports a store that cannot open
-                log.warning("could not load the vector store ahead of a write", exc_info=True)
-
-        thread = threading.Thread(target=load, name="vector-store-load", daemon=True)
-        thread.start()
-        return thread
-
     def _journal_now(self) -> Journal:
         if self._journal is None:
             self._journal = Journal(read_stamp(self._stamp_file))
