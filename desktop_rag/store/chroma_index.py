@@ -190,7 +190,8 @@ class ChromaVectorIndex:
     def count(self) -> int:
         hidden = sorted(self._hidden())
         with self._current() as col:
-            there = len(col.get(ids=hidden, include=[])["ids"]) if hidden else 0
+            there = sum(len(col.get(ids=hidden[part], include=[])["ids"])
+                        for part in _batches(len(hidden), self._batch))  # fmt: skip
             return int(col.count()) - there
 
     def export_vectors(self) -> Iterator[tuple[list[str], Vector, list[str]]]:
