@@ -116,3 +116,46 @@ def test_server_mode_deletes_at_once() -> None:
     col = Col()
     ChromaVectorIndex(col).delete(["x:1"])
     assert col.deleted == [["x:1"]]
+
+
+@pytest.mark.slow
+def test_a_removed_document_is_gone_from_search_at_once_and_from_chroma_at_the_next_add(
+    tmp_path: Path,
+) -> None:
+    """Through the real library (MiniLM, Chroma on disk, the vector copy): removing a document
+    writes nothing to Chroma, searches never see it, in this process or a new one, and the
+    next add deletes its vectors from Chroma."""
+    from desktop_rag.bootstrap import build_context
+    from desktop_rag.services import Services
+    from tests.ingest_docs import KNOWN, make_pdf
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    make_pdf(docs / "kept.pdf", pages=2, known_page=1)
+    gone = make_pdf(docs / "gone.pdf", pages=3, known_page=2)
+    data = str(tmp_path / "data")
+    library = Services(build_context(data))
+    library.ingest([docs])
+    paths = library.ctx.paths
+    before = _raw_count(paths)
+    library.remove([gone])
+    assert _raw_count(paths) == before  # Chroma itself not written
+    waiting = PendingDeletes(pending_file(paths.chroma_dir, "chunks")).ids()
+    assert waiting and all(
+        i.split(":")[0] != d.doc_id for i in waiting for d in library.list_documents()
+    )
+    for reader in (library, Services(build_context(data))):  # this process and a new one
+        hits = reader.search(KNOWN, k=10).results
+        assert hits and {Path(h.chunk.path).name for h in hits} == {"kept.pdf"}
+        assert reader.check_consistency()["consistent"]
+    library.close()
+    again = Services(build_context(data))
+    again.ingest([make_pdf(tmp_path / "new.pdf", pages=1, known_page=1)])
+    again.close()
+    assert not pending_file(paths.chroma_dir, "chunks").exists()
+    assert _raw_count(paths) == before - len(waiting) + 1  # deleted, and the new one's chunk
+
+
+def _raw_count(paths: AppPaths) -> int:
+    """How many vectors Chroma itself holds, waiting deletes included."""
+    return _in_chroma(open_vector_index(paths, StoreSettings(), "chunks"))
