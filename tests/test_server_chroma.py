@@ -112,6 +112,24 @@ def test_two_libraries_on_one_server_do_not_see_each_other(
     assert library("lib-a").all_ids() == {"x:0"}  # kept on the server for the next client
 
 
+def test_deletes_an_embedded_library_left_waiting_are_applied_through_the_server(
+    chroma_port: int, tmp_path: Path
+) -> None:
+    from desktop_rag.store.pending_deletes import PendingDeletes, pending_file
+
+    paths = resolve_paths(str(tmp_path)).ensure()
+    settings = StoreSettings(mode="server", port=chroma_port, database="lib-waiting")
+    first = open_vector_index(paths, settings)
+    first.upsert(["a:0", "a:1", "b:0"], np.stack([unit(1, 0), unit(0, 1), unit(1, 1)]),
+                 ["a", "a", "b"])  # fmt: skip
+    waiting = pending_file(paths.chroma_dir, "chunks")
+    PendingDeletes(waiting).add(["a:0", "a:1"])  # as the embedded library left them
+    again = open_vector_index(paths, settings)
+    assert again.all_ids() == {"b:0"} and not waiting.exists()
+    again.delete(["b:0"])  # server mode: at once
+    assert first.count() == 0 and not waiting.exists()
+
+
 def test_a_server_that_is_down_is_a_clear_store_error(tmp_path: Path) -> None:
     from server_procs import free_port
 

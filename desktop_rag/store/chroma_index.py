@@ -128,6 +128,11 @@ class ChromaVectorIndex:
                     col.delete(ids=list(ids[part]))
             self._written()
 
+    def apply_pending(self) -> None:
+        """Applies the deletes waiting, now (see `_apply_pending`)."""
+        with self._current() as col:
+            self._apply_pending(col)
+
     def _apply_pending(self, col: Any) -> None:
         """Deletes the ids waiting (store/pending_deletes.py) from Chroma itself."""
         waiting = sorted(self._hidden())

@@ -52,6 +52,7 @@ class PendingDeletes:
     def add(self, ids: Iterable[str]) -> int:
         """Appends `ids` (synced to disk before it returns); how many wait now."""
         lines = "".join(f"{i}\n" for i in ids)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as out:
             out.write(lines)
             out.flush()

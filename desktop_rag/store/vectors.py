@@ -132,8 +132,9 @@ def open_vector_index(
         raise SpaceChangedError(name, active)
     if store.mode != "embedded":
         client = _opened(store, lambda: _http_client(store))
-        return ChromaVectorIndex(_collection(store, client, name), client.get_max_batch_size(),
-                                 name=name)  # fmt: skip
+        col, batch = _collection(store, client, name), client.get_max_batch_size()
+        _apply_waiting(col, batch, PendingDeletes(pending_file(paths.chroma_dir, name)))
+        return ChromaVectorIndex(col, batch, name=name)
     key = str(paths.chroma_dir.resolve())
     stamp = WriteStamp(paths.chroma_dir / STAMP_NAME) if follow else None  # read before opening
 
@@ -154,6 +155,13 @@ def open_vector_index(
             release=lambda: _close_client(key),
             pending=PendingDeletes(pending_file(paths.chroma_dir, name)),
         )
+
+
+def _apply_waiting(col: Any, batch: int, pending: PendingDeletes) -> None:
+    """Deletes the library left waiting while it was embedded (store/pending_deletes.py), applied
+    through the server before it serves the library: the server knows nothing of the file."""
+    if pending.ids():
+        ChromaVectorIndex(col, batch, pending=pending).apply_pending()
 
 
 def drop_collection(paths: AppPaths, store: StoreSettings, name: str) -> bool:
