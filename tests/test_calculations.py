@@ -237,3 +237,15 @@ def test_the_calculation_request_goes_in_the_user_message_only() -> None:
     # the form has no numbers to copy: the default model copied example numbers into answers
     assert "\nCalculation: a [n] + b [n] = result\n" in request
     assert len(request) < 400  # short: the default model is small
+
+
+def test_amounts_written_in_the_scale_word_are_shown_in_it() -> None:
+    """A report's "4.2 million euros" and "3.9 million euros", written as the model writes them
+    (with their unit, or without it): the difference is 0.3 million, checked ("0.0 million"
+    before: the result was taken for full euros)."""
+    report = [_passage(1, "In 2022 revenue was 3.9 million euros. Revenue in 2023 grew to 4.2 "
+                          "million euros.")]  # fmt: skip
+    for line in ("Calculation: 4.2 million euros [1] - 3.9 million euros [1] = 0.3 million euros",
+                 "Calculation: 4.2 [1] - 3.9 [1] = 0.3 million"):  # fmt: skip
+        (calc,) = check_calculations(line, report, "By how much did revenue grow in 2023?")
+        assert calc.checked and calc.result_text == "0.3 million", line

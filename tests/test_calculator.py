@@ -322,6 +322,18 @@ def test_find_calculations_splits_answer_lines() -> None:
     assert find_calculation(ANSWER) == "4,180,339 + 1,953,435"
 
 
+def test_one_unit_carried_by_every_number_is_left_out_and_mixed_units_are_refused() -> None:
+    (calc,) = find_calculations("Calculation: 4.2 million euros [1] - 3.9 million euros [1] = "
+                                "0.3 million euros")  # fmt: skip
+    assert calc.expression == "4.2 - 3.9" and agrees(evaluate(calc.expression), "0.3")
+    assert calc.inputs == (CitedInput("4.2", (1,)), CitedInput("3.9", (1,)))
+    (ratio,) = find_calculations("Calculation: (230 Mn [1] - 193 Mn [2]) / 193 Mn [2] × 100 = 19.2")
+    assert ratio.expression == "(230 - 193) / 193 × 100"
+    (mixed,) = find_calculations("Calculation: 4.2 million [1] - 390 thousand [2] = 3.81")
+    with pytest.raises(CalculationError):
+        evaluate(mixed.expression)
+
+
 def test_found_calculations_evaluate_and_agree_with_their_stated_results() -> None:
     for calc in find_calculations(ANSWER):
         assert calc.stated is not None and agrees(evaluate(calc.expression), calc.stated)

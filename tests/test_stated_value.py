@@ -61,6 +61,21 @@ def test_a_change_between_years_or_a_total_of_parts_is_not_stated() -> None:
     assert stated_value(question, parts) is None
 
 
+def test_a_level_reached_does_not_state_a_change_and_the_reverse() -> None:
+    """ "grew to 4.2" states the level, not by how much it grew; "grew by 0.3" the change."""
+    level = _passages(*REPORT)
+    for question in ("By how much did revenue grow in 2023?", "How much did revenue grow in 2023?",
+                     "In 2023, by how much did revenue grow?"):  # fmt: skip
+        assert stated_value(question, level) is None, question
+    assert stated_value("What was revenue in 2023?", level) is not None  # no verb asked
+    change = _passages("Results. In 2023 revenue grew by 0.3 million euros, to 4.2 million.")
+    for question in ("By how much did revenue grow in 2023?", "How much did revenue grow in 2023?"):
+        found = stated_value(question, change)
+        assert found is not None and found.passage == 1, question
+    assert stated_value("How much did revenue grow to in 2023?", change) is None
+    assert stated_value("What was revenue in 2023?", change) is None  # a change, no level
+
+
 def test_names_of_the_subject_and_instructions_are_not_value_words() -> None:
     table = _passages(SEGMENTS)
     words = value_words("What were Netflix's total current liabilities in 2015? Round it.", table)

@@ -259,6 +259,8 @@ def _result(
         shown = reading if reading is not None and tail.startswith(("%", "per")) else (
             result if _TIMES_100.search(calc.expression) else result * 100)
         return agreed, format_percent(shown, 1 if decimals is None else decimals)
+    if _scaled(tail) and stated is not None and agrees(result, stated.group("number")):
+        reading = result * SCALE_WORDS[tail]  # written in the scale word's units: "4.2 - 3.9"
     return agreed, _amount(result, reading, scale, tail, decimals)
 
 

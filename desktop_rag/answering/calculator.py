@@ -245,6 +245,8 @@ _SENTENCE_END = re.compile(r"(?<=[0-9%a-z)\]])\.\s+(?=[A-Z])")
 _CITE = r"\s*\[\s*(\d+(?:\s*[,;\-–]\s*\d+)*)\s*\]"  # "[1]", "[2, 3]", "[4-6]", as answers cite
 _CITATION = re.compile(_CITE)
 _CITED = re.compile(rf"(?P<number>{NUMBER_PATTERN})(?P<citations>(?:{_CITE})*)")
+# a number and the words after it up to the next operator ("4.2 million euros"); not "x"
+_UNIT = re.compile(rf"(?P<number>{NUMBER_PATTERN})(?P<unit>(?:\s+(?![xX]\b)[^\W\d_][\w.'-]*)+)")
 
 
 def find_calculations(text: str) -> list[Calculation]:
@@ -258,6 +260,7 @@ def find_calculations(text: str) -> list[Calculation]:
 
 def _calculation(left: str, right: str, line: str) -> Calculation:
     """A Calculation from the two sides of a line's "="."""
+    left = _without_common_unit(left)
     inputs = tuple(
         CitedInput(m.group("number"), _citation_numbers(m.group("citations")))
         for m in _CITED.finditer(left)
@@ -265,6 +268,17 @@ def _calculation(left: str, right: str, line: str) -> Calculation:
     expression = _tidy(_CITATION.sub("", left))
     stated = _SENTENCE_END.split(right.partition("=")[0], maxsplit=1)[0]  # "0.109. Amazon's …"
     return Calculation(expression, inputs, _tidy(stated) or None, line)
+
+
+def _without_common_unit(expression: str) -> str:
+    """The expression without the unit words its numbers carry when they all carry the same
+    ("4.2 million euros - 3.9 million euros" is "4.2 - 3.9" in millions of euros; a number
+    with none, such as 100, is a constant): a small model writes them although asked not to,
+    and the evaluator refuses words. Mixed units ("4.2 million - 390 thousand") stay, refused."""
+    units = {" ".join(m.group("unit").split()).lower() for m in _UNIT.finditer(expression)}
+    if len(units) != 1:
+        return expression
+    return _UNIT.sub(lambda m: m.group("number"), expression)
 
 
 def _tidy(side: str) -> str:

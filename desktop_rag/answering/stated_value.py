@@ -15,7 +15,10 @@ no passage: "Netflix's" is the document's subject, not a word its rows repeat), 
 name no quantity (calc_labels.content_stems) and the formatting instructions after the
 question mark. A change asked of a table ("How much did revenue grow in 2015?") is not
 stated by the revenue row: the row lacks "grow". Verbs are compared by their stems, with the
-irregular past forms mapped to their present ("grew" is "grow").
+irregular past forms mapped to their present ("grew" is "grow"). A number the line's verb binds
+with "to" states the level reached, with "by" the change, and counts only for a question that
+binds the verb the same way (`_bound_as_asked`: "How much did revenue grow to?" is stated by
+"grew to 4.2", "By how much did revenue grow?" is not).
 """
 
 from __future__ import annotations
@@ -83,6 +86,7 @@ def stated_value(question: str, passages: Sequence[Passage]) -> Stated | None:
             if not wanted <= _stems(line) or _a_part(line, wanted):
                 continue
             if any(wanted <= _stems(label) and (not named or _years_ok(named, years(label)))
+                   and _bound_as_asked(question, label)
                    for label in _value_labels(line)):  # fmt: skip
                 return Stated(passage.n, " ".join(line.split()))
     return None
@@ -104,6 +108,25 @@ def _value_labels(line: str) -> list[str]:
             out.append(line[start : m.start()])
             start = m.end()
     return out
+
+
+def _bound_as_asked(question: str, label: str) -> bool:
+    """A number a verb binds with "to" is the level reached ("grew to 4.2"), with "by" the
+    change ("grew by 0.3"). When the question uses the line's verb, it asks for the level only
+    when it binds the verb with "to" ("How much did revenue grow to?"); else it asks for the
+    change ("By how much did revenue grow?", "How much did revenue grow?"), which a level
+    does not state; a question without the verb asks for no change ("What were sales?" is not
+    stated by "rose by 1.6"). Lines whose number no verb binds so are not concerned."""
+    said = [_IRREGULAR.get(w, w) for w in words(label)]
+    if len(said) < 2 or said[-1] not in ("to", "by"):
+        return True
+    verb = content_stems(said[-2])
+    asked = [_IRREGULAR.get(w, w) for w in words(question.split("?", 1)[0])]
+    uses = [i for i, w in enumerate(asked) if verb and content_stems(w) == verb]
+    if not uses:  # a change ("rose by 1.6") is no level the question asks without the change
+        return said[-1] == "to"
+    level = any(i + 1 < len(asked) and asked[i + 1] == "to" for i in uses)
+    return (said[-1] == "to") == level
 
 
 def _years_ok(named: frozenset[int], printed: frozenset[int]) -> bool:
