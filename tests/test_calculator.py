@@ -329,6 +329,9 @@ def test_one_unit_carried_by_every_number_is_left_out_and_mixed_units_are_refuse
     assert calc.inputs == (CitedInput("4.2", (1,)), CitedInput("3.9", (1,)))
     (ratio,) = find_calculations("Calculation: (230 Mn [1] - 193 Mn [2]) / 193 Mn [2] × 100 = 19.2")
     assert ratio.expression == "(230 - 193) / 193 × 100"
+    (after,) = find_calculations("Calculation: 133.2 [1] million - 87.4 [2] million = 45.8")
+    assert after.expression == "133.2 - 87.4"
+    assert after.inputs == (CitedInput("133.2", (1,)), CitedInput("87.4", (2,)))
     (mixed,) = find_calculations("Calculation: 4.2 million [1] - 390 thousand [2] = 3.81")
     with pytest.raises(CalculationError):
         evaluate(mixed.expression)

@@ -245,8 +245,10 @@ _SENTENCE_END = re.compile(r"(?<=[0-9%a-z)\]])\.\s+(?=[A-Z])")
 _CITE = r"\s*\[\s*(\d+(?:\s*[,;\-–]\s*\d+)*)\s*\]"  # "[1]", "[2, 3]", "[4-6]", as answers cite
 _CITATION = re.compile(_CITE)
 _CITED = re.compile(rf"(?P<number>{NUMBER_PATTERN})(?P<citations>(?:{_CITE})*)")
-# a number and the words after it up to the next operator ("4.2 million euros"); not "x"
-_UNIT = re.compile(rf"(?P<number>{NUMBER_PATTERN})(?P<unit>(?:\s+(?![xX]\b)[^\W\d_][\w.'-]*)+)")
+# a number, its citations, and the words after them up to the next operator ("4.2 million
+# euros", "4.2 [1] million"); not "x"
+_UNIT = re.compile(rf"(?P<number>{NUMBER_PATTERN}(?:{_CITE})*)"
+                   r"(?P<unit>(?:\s+(?![xX]\b)[^\W\d_][\w.'-]*)+)")
 
 
 def find_calculations(text: str) -> list[Calculation]:
