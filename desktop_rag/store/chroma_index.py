@@ -114,6 +114,8 @@ class ChromaVectorIndex:
             self._written()
 
     def delete(self, ids: Sequence[str]) -> None:
+        if not ids:
+            return
         if self._pending is not None and deferrable(ids):
             with self._lock, store_errors("note deleted vectors"):
                 waiting = self._pending.add(ids)
