@@ -60,6 +60,40 @@ def test_rules_route_questions(question: str, route: str) -> None:
     assert decide(question).route.value == route
 
 
+# Written before its first run (stop 46), to confirm "which" + a plural + a verb of any form
+# outside the sets it was made on: list questions with irregular or present verbs, and lookups
+# that could be mistaken for them. Routed right 10 of 20 before the rule, 19 after.
+CONFIRM_WHICH = [
+    ("Which invoices went unpaid?", "exhaustive"),
+    ("Which patients took the higher dose?", "exhaustive"),
+    ("Which employees left the company in 2023?", "exhaustive"),
+    ("Which suppliers sent damaged goods?", "exhaustive"),
+    ("Which tickets mention the VPN?", "exhaustive"),
+    ("Which contracts run past 2026?", "exhaustive"),
+    ("Which students wrote about climate change?", "exhaustive"),
+    ("Which shipments arrive on Mondays?", "exhaustive"),
+    ("Which trucks broke down during the winter?", "exhaustive"),
+    ("Which projects ran over budget?", "exhaustive"),
+    ("Which model performs best on ImageNet?", "lookup"),
+    ("Which company reports the highest revenue in 2022?", "lookup"),
+    ("Which figure shows the architecture of the system?", "lookup"),
+    ("Which process handles the refunds?", "lookup"),
+    ("Which year saw the largest drop in sales?", "lookup"),
+    ("Which team leads the project?", "lookup"),
+    ("Which section discusses the limitations?", "lookup"),
+    ("Which dataset contains the most images?", "lookup"),
+    ("Which version fixes the memory leak?", "lookup"),
+    ("Which analysis uses regression?", "lookup"),
+]
+
+
+@pytest.mark.parametrize(("question", "route"), CONFIRM_WHICH)
+def test_the_which_rule_on_its_confirmation_set(question: str, route: str) -> None:
+    if question == "Which analysis uses regression?":
+        pytest.xfail("'analysis' reads as a plural (the one miss; not tuned on)")
+    assert decide(question).route.value == route
+
+
 def test_the_default_is_a_lookup_the_router_is_unsure_of() -> None:
     decision = decide("Where is the plant?")
     assert decision.route is RouteName.LOOKUP and not decision.sure
