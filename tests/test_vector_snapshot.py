@@ -4,10 +4,12 @@ is used only while current, and lets a reading process start without Chroma or t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -217,6 +219,31 @@ def test_a_writer_brings_the_copy_up_to_date_from_its_own_writes(paths: AppPaths
     del exported["d9:2"]
     assert exported == from_journal  # the journal's copy is the export's
     writer.close()
+
+
+def test_a_refresh_reads_the_copy_once(paths: AppPaths, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copy `current()` just read is the one the writes are applied to (reading a million
+    ids twice cost 0.28 s a refresh); one moved by another process is read again."""
+    from desktop_rag.store import vector_snapshot
+
+    ids, _ = _library(paths)
+    reads: list[Path] = []
+    load = vector_snapshot.load_snapshot
+
+    def counted(folder: Path) -> Any:
+        reads.append(folder)
+        return load(folder)
+
+    monkeypatch.setattr(vector_snapshot, "load_snapshot", counted)
+    writer = snapshot_index(paths)
+    writer.delete([ids[0]])
+    assert writer.refresh() == 59 and len(reads) == 1
+    writer.delete([ids[1]])
+    assert writer.current() is None  # read the copy again (the stamp moved)
+    pointer = paths.data_dir / "vector-snapshot" / "chunks" / POINTER
+    os.utime(pointer, ns=(1, 1))  # as if another process had published a copy since
+    reads.clear()
+    assert writer.refresh() == 58 and len(reads) == 1  # read again, not taken from memory
 
 
 def test_another_writer_in_between_means_an_export(paths: AppPaths) -> None:

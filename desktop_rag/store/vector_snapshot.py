@@ -181,7 +181,7 @@ class SnapshotVectorIndex:
     def _from_journal(self, journal: Journal | None, stamp: str) -> int | None:
         """The copy brought up to date from itself and this process's writes, when nothing else
         wrote since it was current (None: it must be exported from the source)."""
-        old = load_snapshot(self._folder)
+        old = self._on_disk()
         if (journal is None or journal.overflowed or old is None or not stamp
                 or old.stamp != journal.base_stamp or stamp != journal.last_stamp
                 or old.collection != self._collection
@@ -195,6 +195,16 @@ class SnapshotVectorIndex:
             build, docs, rows = applied_build(self._folder, old, journal)
         _publish(self._folder, build, stamp, old.collection, docs)
         return rows
+
+    def _on_disk(self) -> Snapshot | None:
+        """The copy the pointer names: the one `current()` loaded when the pointer has not moved
+        since (reading a million ids again took 0.28 s), else read now."""
+        loaded, looked = self._snapshot, self._looked
+        if loaded is not None and looked is not None and looked[1] == _mtime(
+            self._folder / POINTER
+        ):
+            return loaded
+        return load_snapshot(self._folder)
 
     def close(self) -> None:
         """Refreshes a stale copy when this process opened the source anyway (it wrote, or read
