@@ -85,9 +85,8 @@ class LibraryService:
     def _tables_follow(self, cancel: CancelToken) -> bool:
         """Whether a table pass follows this text pass (the CLI runs it next, the GUI as its
         next job): tables are read and some are queued, and the text pass was not cancelled."""
-        ctx = self.ctx
-        return (ctx.settings.ingest.tables == "auto" and not cancel.cancelled
-                and bool(ctx.catalog.tables().queued()))  # fmt: skip
+        return (self.ctx.settings.ingest.tables == "auto" and not cancel.cancelled
+                and bool(self.tables.tables_pending()))  # fmt: skip
 
     def _ingest(
         self, paths: Sequence[str | Path], progress: ProgressCallback,

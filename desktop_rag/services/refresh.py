@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 from desktop_rag.bootstrap import AppContext
-from desktop_rag.services.ports import Refreshable
+from desktop_rag.services.ports import Refreshable, VectorCopy
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ def refresh_after_write(ctx: AppContext, more_writes: bool = False) -> None:
     if ctx.loaded("sparse") and isinstance(ctx.sparse, Refreshable):
         ctx.sparse.refresh()
     vectors = ctx.vectors if ctx.loaded("vectors") else None
-    if isinstance(vectors, Refreshable) and getattr(vectors, "source_opened", False):
+    if isinstance(vectors, VectorCopy) and vectors.source_opened:
         try:
             vectors.refresh(release=not more_writes)
         except Exception:  # only a copy: Chroma keeps answering, and close() tries again
