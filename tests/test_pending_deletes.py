@@ -28,6 +28,7 @@ def _filled(paths: AppPaths) -> tuple[ChromaVectorIndex, list[str]]:
     ids = [f"d{i % 3}:{i}" for i in range(9)]
     vecs = np.stack([unit(*[1.0 if j == i % 8 else 0.1 for j in range(8)]) for i in range(9)])
     index.upsert(ids, vecs, [i.split(":")[0] for i in ids])
+    index.apply_pending()  # moved in from the recent collection (tests/test_recent_vectors.py)
     return index, ids
 
 
@@ -62,10 +63,11 @@ def test_a_delete_waits_on_disk_and_every_read_hides_it(paths: AppPaths) -> None
         assert sorted(exported) == sorted(set(ids) - set(gone))
 
 
-def test_the_next_write_applies_them_first(paths: AppPaths) -> None:
+def test_the_next_write_that_loads_the_index_applies_them_first(paths: AppPaths) -> None:
     index, ids = _filled(paths)
     index.delete(["d0:0", "d0:3"])
-    again = _reopened(paths)  # a later process writes
+    again = _reopened(paths)  # a later process
+    again.query(unit(0, 0, 0, 0, 0, 0, 0, 1), 1)  # loads the index: its writes go there
     again.upsert(["d0:0", "d5:1"], np.stack([unit(0, 0, 0, 0, 0, 0, 0, 1)] * 2), ["d0", "d5"])
     assert not pending_file(paths.chroma_dir, "chunks").exists()
     assert _in_chroma(again) == 9  # 9 - 2 deleted + 2 written
@@ -119,12 +121,12 @@ def test_server_mode_deletes_at_once() -> None:
 
 
 @pytest.mark.slow
-def test_a_removed_document_is_gone_from_search_at_once_and_from_chroma_at_the_next_add(
+def test_a_removed_document_is_gone_from_search_at_once_and_from_chroma_when_applied(
     tmp_path: Path,
 ) -> None:
     """Through the real library (MiniLM, Chroma on disk, the vector copy): removing a document
-    writes nothing to Chroma, searches never see it, in this process or a new one, and the
-    next add deletes its vectors from Chroma."""
+    writes nothing to Chroma, searches never see it, in this process or a new one, and applying
+    what waits deletes its vectors from Chroma."""
     from desktop_rag.bootstrap import build_context
     from desktop_rag.services import Services
     from tests.ingest_docs import KNOWN, make_pdf
@@ -137,6 +139,7 @@ def test_a_removed_document_is_gone_from_search_at_once_and_from_chroma_at_the_n
     library = Services(build_context(data))
     library.ingest([docs])
     paths = library.ctx.paths
+    open_vector_index(paths, StoreSettings(), "chunks").apply_pending()  # recent rows moved in
     before = _raw_count(paths)
     library.remove([gone])
     assert _raw_count(paths) == before  # Chroma itself not written
@@ -151,6 +154,10 @@ def test_a_removed_document_is_gone_from_search_at_once_and_from_chroma_at_the_n
     library.close()
     again = Services(build_context(data))
     again.ingest([make_pdf(tmp_path / "new.pdf", pages=1, known_page=1)])
+    assert {Path(h.chunk.path).name for h in again.search(KNOWN, k=10).results} == {
+        "kept.pdf", "new.pdf"}  # fmt: skip
+    assert again.check_consistency()["consistent"]
+    open_vector_index(paths, StoreSettings(), "chunks").apply_pending()  # as a loaded index does
     again.close()
     assert not pending_file(paths.chroma_dir, "chunks").exists()
     assert _raw_count(paths) == before - len(waiting) + 1  # deleted, and the new one's chunk

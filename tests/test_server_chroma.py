@@ -130,6 +130,23 @@ def test_deletes_an_embedded_library_left_waiting_are_applied_through_the_server
     assert first.count() == 0 and not waiting.exists()
 
 
+def test_writes_an_embedded_library_left_in_its_recent_collection_move_in_at_open(
+    chroma_port: int, tmp_path: Path
+) -> None:
+    from desktop_rag.store.vectors import _http_client, recent_name
+
+    paths = resolve_paths(str(tmp_path)).ensure()
+    settings = StoreSettings(mode="server", port=chroma_port, database="lib-recent")
+    open_vector_index(paths, settings).upsert(["a:0"], np.stack([unit(1, 0)]), ["a"])
+    recent = _http_client(settings).get_or_create_collection(
+        recent_name("chunks"), metadata={"hnsw:space": "cosine"}, embedding_function=None
+    )
+    recent.upsert(ids=["b:0"], embeddings=np.stack([unit(0, 1)]), metadatas=[{"doc_id": "b"}])
+    again = open_vector_index(paths, settings)
+    assert again.all_ids() == {"a:0", "b:0"} and again.query(unit(0, 1), 1)[0][0] == "b:0"
+    assert recent.count() == 0  # emptied
+
+
 def test_a_server_that_is_down_is_a_clear_store_error(tmp_path: Path) -> None:
     from server_procs import free_port
 

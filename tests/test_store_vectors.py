@@ -67,7 +67,7 @@ def test_a_small_scope_is_scored_here_like_chroma_scores_it(
     index.upsert([f"d{i % 6}:{i}" for i in range(60)], vecs, [f"d{i % 6}" for i in range(60)])
     scope = DocScope(only=frozenset({"d1", "d4"}), exclude=frozenset({"d4"}))
     here = index.query(unit(1, 0.5, 0), 5, scope)
-    monkeypatch.setattr("desktop_rag.store.chroma_index.FEW_VECTORS", 3)  # Chroma's filtered query
+    monkeypatch.setattr("desktop_rag.store.chroma_reads.FEW_VECTORS", 3)  # Chroma's filtered query
     by_chroma = index.query(unit(1, 0.5, 0), 5, scope)
     assert [c for c, _ in here] == [c for c, _ in by_chroma]
     assert all(c.startswith("d1:") for c, _ in here)

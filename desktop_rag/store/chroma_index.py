@@ -12,12 +12,14 @@ import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.domain.errors import StoreError
+from desktop_rag.store import chroma_reads as reads
+from desktop_rag.store.chroma_reads import PAGE
 from desktop_rag.store.pending_deletes import MAX_PENDING, PendingDeletes, deferrable
 from desktop_rag.store.stamp import WriteStamp
 
@@ -27,8 +29,17 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 COLLECTION = "chunks"  # the legacy collection (store.spaces.LEGACY_COLLECTION)
-PAGE = 5000  # rows a paged `get` reads at a time
-FEW_VECTORS = 800  # a scope this small is scored here rather than by a filtered query
+RECENT_MAX = 10_000  # vectors written behind before they move into the library's collection
+
+
+class RecentSlot(Protocol):
+    """Where embedded writes go first: a small collection beside the library's own."""
+
+    def find(self) -> Any | None:
+        """The recent collection (None: there is none)."""
+
+    def make(self) -> Any:
+        """The recent collection, created if there is none."""
 
 
 @contextmanager
@@ -57,6 +68,14 @@ class ChromaVectorIndex:
     and every read first checks it (one stat): a mark from another process reopens the collection.
     With `pending` (embedded mode), deletes wait there for the next upsert and every read hides
     them (store/pending_deletes.py: a delete would load the whole index).
+
+    With `pending` and a `slot` (embedded mode), writes go first to a small recent collection
+    while this process has not loaded the library's own: embedded Chroma loads a collection's
+    whole vector index on its first use, read or write, 2.5-5 s and 2 GB at a million vectors,
+    which made adding a 50-page report there 1.4x slower than to an empty library. The ids
+    written are hidden in the library's collection (their copies there are stale), reads combine
+    the two, and `_settle` moves the recent rows in once RECENT_MAX of them or MAX_PENDING
+    hidden ids wait, or before a write in a process that has loaded the index anyway.
     """
 
     def __init__(
@@ -70,9 +89,12 @@ class ChromaVectorIndex:
         lock: threading.RLock | None = None,
         release: Callable[[], None] | None = None,
         pending: PendingDeletes | None = None,
+        slot: RecentSlot | None = None,
     ) -> None:
         self._col = collection
-        self._pending = pending
+        self._pending, self._slot = pending, slot
+        self._recent = slot.find() if slot is not None else None
+        self._warm = False  # the collection's index is loaded by this process's client
         self._release = release
         self.collection_name = name  # what caches of its vectors are keyed by
         self._batch = max(1, min(max_batch, 5000))
@@ -92,7 +114,8 @@ class ChromaVectorIndex:
                 client = self._client_of(fresh)
                 if client is not self._client:  # reopened here or by another index of this process
                     self._col = self._collection_of(client)  # may raise SpaceChangedError
-                    self._client = client
+                    self._client, self._warm = client, False
+                    self._recent = self._slot.find() if self._slot is not None else None
             yield self._col
 
     def _written(self) -> None:
@@ -103,15 +126,25 @@ class ChromaVectorIndex:
         if len(ids) != len(embeddings) or len(ids) != len(doc_ids):
             raise ValueError("ids, embeddings and doc_ids differ in length")
         with self._current() as col:
-            self._apply_pending(col)
-            for part in _batches(len(ids), self._batch):
-                with store_errors("save vectors"):
-                    col.upsert(
-                        ids=list(ids[part]),
-                        embeddings=np.asarray(embeddings[part], dtype=np.float32),
-                        metadatas=[{"doc_id": d} for d in doc_ids[part]],
-                    )
+            if self._warm or not self._behind(col, ids, embeddings, doc_ids):
+                self._settle(col)
+                _put(col, ids, embeddings, doc_ids, self._batch)
             self._written()
+
+    def _behind(
+        self, col: Any, ids: Sequence[str], embeddings: Vector, doc_ids: Sequence[str]
+    ) -> bool:
+        """Writes to the recent collection (False: there is none here, the server mode)."""
+        if self._pending is None or self._slot is None or not deferrable(ids):
+            return False
+        with store_errors("open the recent vectors"):
+            recent = self._recent = self._slot.make()
+        _put(recent, ids, embeddings, doc_ids, self._batch)
+        with store_errors("note saved vectors"):
+            waiting = self._pending.add(ids, written=True)  # their copies in `col` are stale
+        if waiting > MAX_PENDING or int(recent.count()) > RECENT_MAX:
+            self._settle(col)
+        return True
 
     def delete(self, ids: Sequence[str]) -> None:
         if not ids:
@@ -124,99 +157,121 @@ class ChromaVectorIndex:
                 return
             ids = []
         with self._current() as col:
-            self._apply_pending(col)
+            self._settle(col)
             for part in _batches(len(ids), self._batch):
                 with store_errors("delete vectors"):
                     col.delete(ids=list(ids[part]))
             self._written()
 
     def apply_pending(self) -> None:
-        """Applies the deletes waiting, now (see `_apply_pending`)."""
+        """Applies what waits in the log and moves the recent collection in, now (`_settle`)."""
         with self._current() as col:
-            self._apply_pending(col)
+            self._settle(col)
 
-    def _apply_pending(self, col: Any) -> None:
-        """Deletes the ids waiting (store/pending_deletes.py) from Chroma itself."""
-        waiting = sorted(self._hidden())
+    def _settle(self, col: Any) -> None:
+        """Brings the library's collection up to date: deletes every id the log names
+        (store/pending_deletes.py) from it and the deleted ones from the recent collection,
+        moves the recent rows in, forgets the log, then empties the recent collection (another
+        process may be reading it, so it is not dropped). A crash at any point leaves every
+        live id readable once: before the log is forgotten the moved rows are hidden in `col`;
+        after it, the two copies of a row are equal and reads take one."""
+        self._warm = True  # any call below loads the collection's index
+        waiting, deleted = sorted(self._hidden()), sorted(self._deleted())
         for part in _batches(len(waiting), self._batch):
             with store_errors("delete vectors"):
                 col.delete(ids=waiting[part])
-        if waiting and self._pending is not None:
+        recent = self._recent
+        moved = self._moved_in(col, recent, deleted) if recent is not None else []
+        if self._pending is not None:
             self._pending.clear()
+        if recent is not None:
+            for part in _batches(len(moved), self._batch):
+                with store_errors("empty the recent vectors"):
+                    recent.delete(ids=moved[part])
+
+    def _moved_in(self, col: Any, recent: Any, deleted: list[str]) -> list[str]:
+        """Copies the recent collection's live rows into `col`; their ids."""
+        for part in _batches(len(deleted), self._batch):
+            with store_errors("delete vectors"):
+                recent.delete(ids=deleted[part])
+        moved: list[str] = []
+        for ids, vectors, docs in reads.rows(recent):
+            _put(col, ids, vectors, docs, self._batch)
+            moved += ids
+        return moved
 
     def _hidden(self) -> frozenset[str]:
+        """Hidden in the library's collection: every id the log names."""
         return self._pending.ids() if self._pending is not None else frozenset()
+
+    def _deleted(self) -> frozenset[str]:
+        """Hidden in the recent collection: the ids deleted since they were written there."""
+        return self._pending.deleted() if self._pending is not None else frozenset()
 
     def query(
         self, embedding: Vector, k: int, scope: DocScope = EVERYWHERE
     ) -> list[tuple[str, float]]:
-        if scope.empty:
+        if scope.empty or k <= 0:
             return []
-        where = _where(scope)
-        hidden = self._hidden()
+        hidden, deleted = self._hidden(), self._deleted()
         with self._current() as col:
-            total = int(col.count())
-            if total == 0 or k <= 0:
-                return []
-            if scope.included is not None:
-                few = _few_scored(col, where, embedding, k, hidden)
-                if few is not None:
-                    return few
-            found = col.query(
-                query_embeddings=[np.asarray(embedding, dtype=np.float32)],
-                n_results=min(k + len(hidden), total),
-                where=where,
-                include=["distances"],
-            )
-        ids, dists = found["ids"][0], found["distances"][0]
-        hits = [(cid, 1.0 - float(d)) for cid, d in zip(ids, dists, strict=True)]
-        return [hit for hit in hits if hit[0] not in hidden][:k]
+            self._warm = True
+            found = reads.scored(col, embedding, k, scope, hidden)
+            if self._recent is None:
+                return found
+            recent = reads.scored(self._recent, embedding, k, scope, deleted)
+        return reads.merged(recent, found, k=k)
 
     def get_embeddings(self, ids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
-        hidden = self._hidden()
-        ids = [i for i in ids if i not in hidden]
         with self._current() as col:
-            for part in _batches(len(ids), self._batch):
-                got = col.get(ids=list(ids[part]), include=["embeddings"])
-                for cid, vec in zip(got["ids"], got["embeddings"], strict=True):
-                    out[cid] = np.asarray(vec, dtype=np.float32)
+            for source, hidden in ((self._recent, self._deleted()), (col, self._hidden())):
+                wanted = [i for i in ids if i not in out and i not in hidden]
+                if source is None or not wanted:
+                    continue
+                self._warm = self._warm or source is col
+                for part in _batches(len(wanted), self._batch):
+                    got = source.get(ids=wanted[part], include=["embeddings"])
+                    for cid, vec in zip(got["ids"], got["embeddings"], strict=True):
+                        out[cid] = np.asarray(vec, dtype=np.float32)
         return out
 
     def all_ids(self) -> set[str]:
-        ids: set[str] = set()
-        done = 0
         with self._current() as col:
-            while True:
-                got = col.get(include=[], limit=PAGE, offset=done)
-                ids.update(got["ids"])
-                done += len(got["ids"])
-                if len(got["ids"]) < PAGE:
-                    return ids - self._hidden()
+            self._warm = True
+            return (reads.ids_of(col) - self._hidden()) | self._recent_ids()
+
+    def _recent_ids(self) -> set[str]:
+        """The live ids of the recent collection (under the lock)."""
+        return reads.ids_of(self._recent) - self._deleted() if self._recent is not None else set()
 
     def count(self) -> int:
-        hidden = sorted(self._hidden())
+        hidden = self._hidden()
         with self._current() as col:
-            there = sum(len(col.get(ids=hidden[part], include=[])["ids"])
-                        for part in _batches(len(hidden), self._batch))  # fmt: skip
-            return int(col.count()) - there
+            self._warm = True
+            there = int(col.count()) - len(reads.present(col, hidden, self._batch))
+            recent = self._recent_ids()
+            twice = reads.present(col, recent, self._batch) - hidden  # a move cut short
+            return there + len(recent) - len(twice)
 
     def export_vectors(self) -> Iterator[tuple[list[str], Vector, list[str]]]:
-        """Every (ids, embeddings, doc_ids) page of the collection: what the persisted copy
-        (store/vector_snapshot.py) is written from."""
+        """Every live (ids, embeddings, doc_ids) page of the collection and of the recent one:
+        what the persisted copy (store/vector_snapshot.py) is written from."""
+        with self._current():
+            recent, newer = self._recent, self._recent_ids()
         done = 0
         while True:
             with self._current() as col:
+                self._warm = True
                 got = col.get(include=["embeddings", "metadatas"], limit=PAGE, offset=done)
-            ids, hidden = list(got["ids"]), self._hidden()
-            keep = [n for n, cid in enumerate(ids) if cid not in hidden]
-            if keep:
-                docs = [str((got["metadatas"][n] or {}).get("doc_id", "")) for n in keep]
-                vectors = np.asarray(got["embeddings"], dtype=np.float32)[keep]
-                yield [ids[n] for n in keep], vectors, docs
-            done += len(ids)
-            if len(ids) < PAGE:
-                return
+            yield from reads.rows_of(got, self._hidden() | newer)
+            done += len(got["ids"])
+            if len(got["ids"]) < PAGE:
+                break
+        if recent is not None:
+            with self._lock:
+                for got in reads.pages(recent, ["embeddings", "metadatas"]):
+                    yield from reads.rows_of(got, self._deleted())
 
     def release(self) -> None:
         """Frees the memory embedded Chroma holds for the folder (its whole vector index, loaded
@@ -232,34 +287,12 @@ class ChromaVectorIndex:
         """Nothing to do: the process-wide client is shared and closed at exit."""
 
 
-def _few_scored(
-    col: Any,
-    where: dict[str, Any] | None,
-    embedding: Vector,
-    k: int,
-    hidden: frozenset[str] = frozenset(),
-) -> list[tuple[str, float]] | None:
-    """The best `k` of a scope of at most FEW_VECTORS vectors, scored here (None: more).
-
-    At 50,000 vectors Chroma's filtered query costs 23-38 ms whatever the filter keeps, while
-    reading the vectors (L2-normalised) and taking dot products costs 5 ms for 50 and about as
-    much as the query at 1,000."""
-    got = col.get(where=where, include=["embeddings"], limit=FEW_VECTORS + 1)
-    ids = list(got["ids"])
-    if len(ids) > FEW_VECTORS:
-        return None
-    keep = [n for n, cid in enumerate(ids) if cid not in hidden]
-    if not keep:
-        return []
-    ids = [ids[n] for n in keep]
-    vectors = np.asarray(got["embeddings"], dtype=np.float32)[keep]
-    sims = vectors @ np.asarray(embedding, np.float32)
-    best = np.argsort(-sims, kind="stable")[:k]
-    return [(ids[i], float(sims[i])) for i in best]
-
-
-def _where(scope: DocScope) -> dict[str, Any] | None:
-    """Chroma's metadata filter for `scope` (None: the whole collection)."""
-    if scope.included is not None:
-        return {"doc_id": {"$in": sorted(scope.included)}}
-    return {"doc_id": {"$nin": sorted(scope.exclude)}} if scope.exclude else None
+def _put(col: Any, ids: Sequence[str], embeddings: Vector, doc_ids: Sequence[str], batch: int
+         ) -> None:  # fmt: skip
+    for part in _batches(len(ids), batch):
+        with store_errors("save vectors"):
+            col.upsert(
+                ids=list(ids[part]),
+                embeddings=np.asarray(embeddings[part], dtype=np.float32),
+                metadatas=[{"doc_id": d} for d in doc_ids[part]],
+            )

@@ -9,6 +9,11 @@ Chroma hides those ids from every read until the next upsert, which loads the in
 applies them first; past `MAX_PENDING` ids they are applied at once, so that a read that falls
 back to Chroma never over-fetches much. A crash before they are applied loses nothing: the file
 is read again, and deleting an id twice is harmless.
+
+The same file notes the ids written to the recent collection (store/chroma_index.py), as
+"+id": their copies in the library's collection are stale too. So the file is a log: every id
+in it is hidden in the library's collection, and an id whose last line is a delete is hidden in
+the recent collection as well.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pathlib import Path
 
 MAX_PENDING = 10_000  # ids kept waiting; past it they are applied now
 PREFIX = "desktop_rag.pending-deletes."
+WRITTEN = "+"  # a line that notes a write to the recent collection
 
 
 def pending_file(chroma_dir: Path, collection: str) -> Path:
@@ -34,24 +40,41 @@ class PendingDeletes:
         self.path = path
         self._seen: tuple[int, int] | None = None
         self._ids: frozenset[str] = frozenset()
+        self._deleted: frozenset[str] = frozenset()
 
     def ids(self) -> frozenset[str]:
-        """The ids waiting (one stat when nothing changed)."""
+        """Every id the file names: hidden in the library's collection (one stat when nothing
+        changed)."""
+        self._read()
+        return self._ids
+
+    def deleted(self) -> frozenset[str]:
+        """The ids whose last line is a delete: hidden in the recent collection too."""
+        self._read()
+        return self._deleted
+
+    def _read(self) -> None:
         try:
             stat = self.path.stat()
         except FileNotFoundError:
-            self._seen, self._ids = None, frozenset()
-            return self._ids
+            self._seen, self._ids, self._deleted = None, frozenset(), frozenset()
+            return
         seen = (stat.st_size, stat.st_mtime_ns)
         if seen != self._seen:
-            text = self.path.read_text(encoding="utf-8")
-            self._ids = frozenset(line for line in text.split("\n") if line)
+            last: dict[str, bool] = {}  # id -> whether its last line is a delete
+            for line in self.path.read_text(encoding="utf-8").split("\n"):
+                if line:
+                    written = line.startswith(WRITTEN)
+                    last[line[1:] if written else line] = not written
+            self._ids = frozenset(last)
+            self._deleted = frozenset(i for i, gone in last.items() if gone)
             self._seen = seen
-        return self._ids
 
-    def add(self, ids: Iterable[str]) -> int:
-        """Appends `ids` (synced to disk before it returns); how many wait now."""
-        lines = "".join(f"{i}\n" for i in ids)
+    def add(self, ids: Iterable[str], written: bool = False) -> int:
+        """Appends `ids`, deleted (or `written` to the recent collection), synced to disk before
+        it returns; how many ids the file names now."""
+        mark = WRITTEN if written else ""
+        lines = "".join(f"{mark}{i}\n" for i in ids)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as out:
             out.write(lines)
@@ -62,9 +85,10 @@ class PendingDeletes:
     def clear(self) -> None:
         """After Chroma applied every id read by `ids()`."""
         self.path.unlink(missing_ok=True)
-        self._seen, self._ids = None, frozenset()
+        self._seen, self._ids, self._deleted = None, frozenset(), frozenset()
 
 
 def deferrable(ids: Iterable[str]) -> bool:
-    """Whether `ids` can be kept one per line (a chunk id never holds a line break)."""
-    return not any("\n" in i or "\r" in i or not i for i in ids)
+    """Whether `ids` can be kept one per line (a chunk id never holds a line break, nor starts
+    with the mark of a write)."""
+    return not any("\n" in i or "\r" in i or not i or i.startswith(WRITTEN) for i in ids)

@@ -10,6 +10,8 @@ collection that is gone (empty) or query it with the other space's vectors (mixe
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import logging
 import threading
 from collections.abc import Callable
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from desktop_rag.config import StoreSettings
     from desktop_rag.config.paths import AppPaths
 
+RECENT_PREFIX = "recent-"  # the recent collections, not spaces (store/chroma_index.py)
 __all__ = ["COLLECTION", "ChromaVectorIndex", "SpaceChangedError", "collection_names",
            "drop_collection", "open_vector_index"]  # fmt: skip
 
@@ -133,7 +136,8 @@ def open_vector_index(
     if store.mode != "embedded":
         client = _opened(store, lambda: _http_client(store))
         col, batch = _collection(store, client, name), client.get_max_batch_size()
-        _apply_waiting(col, batch, PendingDeletes(pending_file(paths.chroma_dir, name)))
+        _apply_waiting(col, batch, PendingDeletes(pending_file(paths.chroma_dir, name)),
+                       _Recent(store, lambda: client, name))  # fmt: skip
         return ChromaVectorIndex(col, batch, name=name)
     key = str(paths.chroma_dir.resolve())
     stamp = WriteStamp(paths.chroma_dir / STAMP_NAME) if follow else None  # read before opening
@@ -154,14 +158,41 @@ def open_vector_index(
             client_of=client_of, collection_of=collection_of, name=name, lock=_folder_lock(key),
             release=lambda: _close_client(key),
             pending=PendingDeletes(pending_file(paths.chroma_dir, name)),
+            slot=_Recent(store, lambda: client_of(False), name),
         )
 
 
-def _apply_waiting(col: Any, batch: int, pending: PendingDeletes) -> None:
-    """Deletes the library left waiting while it was embedded (store/pending_deletes.py), applied
-    through the server before it serves the library: the server knows nothing of the file."""
-    if pending.ids():
-        ChromaVectorIndex(col, batch, pending=pending).apply_pending()
+def recent_name(collection: str) -> str:
+    """The recent collection of `collection` (store/chroma_index.py): hashed, so that it stays
+    within older releases' 63 characters."""
+    return f"{RECENT_PREFIX}{hashlib.sha256(collection.encode('utf-8')).hexdigest()[:16]}"
+
+
+class _Recent:
+    """The recent collection of one library collection, through whichever client is current."""
+
+    def __init__(self, store: StoreSettings, client: Callable[[], Any], of: str) -> None:
+        self._store, self._client, self.name = store, client, recent_name(of)
+
+    def make(self) -> Any:
+        return _collection(self._store, self._client(), self.name)
+
+    def find(self) -> Any | None:
+        from chromadb.errors import NotFoundError
+
+        try:
+            return self._client().get_collection(self.name, embedding_function=None)
+        except (NotFoundError, ValueError):  # ValueError: older chromadb releases
+            return None
+
+
+def _apply_waiting(col: Any, batch: int, pending: PendingDeletes, recent: _Recent) -> None:
+    """What the library left waiting while it was embedded (deletes, store/pending_deletes.py;
+    writes in its recent collection), applied through the server before it serves the library:
+    the server knows nothing of the file."""
+    found = recent.find()
+    if pending.ids() or (found is not None and found.count()):
+        ChromaVectorIndex(col, batch, pending=pending, slot=recent).apply_pending()
 
 
 def drop_collection(paths: AppPaths, store: StoreSettings, name: str) -> bool:
@@ -170,6 +201,8 @@ def drop_collection(paths: AppPaths, store: StoreSettings, name: str) -> bool:
     from chromadb.errors import NotFoundError
 
     def drop(client: Any) -> bool:
+        with contextlib.suppress(NotFoundError, ValueError):
+            client.delete_collection(recent_name(name))
         try:
             client.delete_collection(name)
         except (NotFoundError, ValueError):  # ValueError: older chromadb releases
@@ -193,7 +226,8 @@ def collection_names(paths: AppPaths, store: StoreSettings) -> list[str]:
     else:
         key = str(paths.chroma_dir.resolve())
         client = _opened(store, lambda: _persistent_client(key))
-    return sorted(str(getattr(c, "name", c)) for c in client.list_collections())
+    names = (str(getattr(c, "name", c)) for c in client.list_collections())
+    return sorted(n for n in names if not n.startswith(RECENT_PREFIX))
 
 
 def _opened(store: StoreSettings, connect: Callable[[], Any]) -> Any:
