@@ -194,3 +194,19 @@ def test_without_a_slot_writes_go_to_the_collection() -> None:
     col = Col()
     ChromaVectorIndex(col).upsert(["x:1"], np.stack([_vec(1)]), ["x"])
     assert col.upserted == [["x:1"]]
+
+
+def test_a_document_added_and_removed_again_and_again_cannot_grow_the_log_forever(
+    paths: AppPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(chroma_index, "MAX_PENDING", 5)
+    index = open_vector_index(paths, StoreSettings(), "chunks")
+    log = pending_file(paths.chroma_dir, "chunks")
+    sizes = []
+    for _ in range(4):  # the same two ids each time: four lines a round
+        _write(index, ["d0:0", "d0:1"])
+        index.delete(["d0:0", "d0:1"])
+        sizes.append(len(log.read_text().splitlines()) if log.exists() else 0)
+    assert max(sizes) <= 5  # 4, 8, 12, 16 without the limit on lines
+    _write(index, ["d0:1"])
+    _reads(_reopened(paths), {"d0:1"})

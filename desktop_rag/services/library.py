@@ -82,12 +82,6 @@ class LibraryService:
             self.tables.after_text(tables_now, progress, cancel)
             return replace(report, caught_up=caught_up)
 
-    def _tables_follow(self, cancel: CancelToken) -> bool:
-        """Whether a table pass follows this text pass (the CLI runs it next, the GUI as its
-        next job): tables are read and some are queued, and the text pass was not cancelled."""
-        return (self.ctx.settings.ingest.tables == "auto" and not cancel.cancelled
-                and bool(self.tables.tables_pending()))  # fmt: skip
-
     def _ingest(
         self, paths: Sequence[str | Path], progress: ProgressCallback,
         cancel: CancelToken | None, removed: Collection[str], settle_s: float,
@@ -110,7 +104,7 @@ class LibraryService:
             try:
                 report = ingestor.run(paths, removed, settle_s)
             finally:
-                refresh_after_write(self.ctx, more_writes=self._tables_follow(ingestor.cancel))
+                refresh_after_write(self.ctx)
             if not ingestor.cancel.cancelled:
                 folders = [absolute(p) for p in paths]
                 ctx.catalog.followed().follow(str(f) for f in folders if f.is_dir())

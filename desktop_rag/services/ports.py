@@ -22,12 +22,12 @@ class Refreshable(Protocol):
 @runtime_checkable
 class VectorCopy(Protocol):
     """A vector store whose copy on disk serves reads (store/vector_snapshot.py): brought up to
-    date after a write, it lets the store's memory go unless another write follows at once."""
+    date after a write, it lets the store's memory go."""
 
     @property
     def source_opened(self) -> bool: ...
 
-    def refresh(self, release: bool = True) -> int | None: ...
+    def refresh(self) -> int | None: ...
 
 
 @runtime_checkable

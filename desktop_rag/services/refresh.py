@@ -17,15 +17,13 @@ from desktop_rag.services.ports import Refreshable, VectorCopy
 log = logging.getLogger(__name__)
 
 
-def refresh_after_write(ctx: AppContext, more_writes: bool = False) -> None:
-    """Brings the loaded read indexes up to date with the catalog and the vector store.
-    `more_writes`: another write follows at once (a table pass after a text pass), so Chroma
-    keeps its index loaded for it: loading it again took 3.9-4.1 s at a million vectors."""
+def refresh_after_write(ctx: AppContext) -> None:
+    """Brings the loaded read indexes up to date with the catalog and the vector store."""
     if ctx.loaded("sparse") and isinstance(ctx.sparse, Refreshable):
         ctx.sparse.refresh()
     vectors = ctx.vectors if ctx.loaded("vectors") else None
     if isinstance(vectors, VectorCopy) and vectors.source_opened:
         try:
-            vectors.refresh(release=not more_writes)
+            vectors.refresh()
         except Exception:  # only a copy: Chroma keeps answering, and close() tries again
             log.warning("could not refresh the vector store's copy", exc_info=True)

@@ -22,7 +22,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-MAX_PENDING = 10_000  # ids kept waiting; past it they are applied now
+MAX_PENDING = 10_000  # lines kept waiting; past it they are applied now
 PREFIX = "desktop_rag.pending-deletes."
 WRITTEN = "+"  # a line that notes a write to the recent collection
 
@@ -41,6 +41,7 @@ class PendingDeletes:
         self._seen: tuple[int, int] | None = None
         self._ids: frozenset[str] = frozenset()
         self._deleted: frozenset[str] = frozenset()
+        self._lines = 0
 
     def ids(self) -> frozenset[str]:
         """Every id the file names: hidden in the library's collection (one stat when nothing
@@ -57,22 +58,23 @@ class PendingDeletes:
         try:
             stat = self.path.stat()
         except FileNotFoundError:
-            self._seen, self._ids, self._deleted = None, frozenset(), frozenset()
+            self._seen, self._ids, self._deleted, self._lines = None, frozenset(), frozenset(), 0
             return
         seen = (stat.st_size, stat.st_mtime_ns)
         if seen != self._seen:
             last: dict[str, bool] = {}  # id -> whether its last line is a delete
-            for line in self.path.read_text(encoding="utf-8").split("\n"):
-                if line:
-                    written = line.startswith(WRITTEN)
-                    last[line[1:] if written else line] = not written
+            lines = [line for line in self.path.read_text(encoding="utf-8").split("\n") if line]
+            for line in lines:
+                written = line.startswith(WRITTEN)
+                last[line[1:] if written else line] = not written
             self._ids = frozenset(last)
             self._deleted = frozenset(i for i, gone in last.items() if gone)
-            self._seen = seen
+            self._seen, self._lines = seen, len(lines)
 
     def add(self, ids: Iterable[str], written: bool = False) -> int:
         """Appends `ids`, deleted (or `written` to the recent collection), synced to disk before
-        it returns; how many ids the file names now."""
+        it returns; how many lines the file holds now (an id written and deleted again and
+        again is named once, but the file grows)."""
         mark = WRITTEN if written else ""
         lines = "".join(f"{mark}{i}\n" for i in ids)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,12 +82,13 @@ class PendingDeletes:
             out.write(lines)
             out.flush()
             os.fsync(out.fileno())
-        return len(self.ids())
+        self._read()
+        return self._lines
 
     def clear(self) -> None:
         """After Chroma applied every id read by `ids()`."""
         self.path.unlink(missing_ok=True)
-        self._seen, self._ids, self._deleted = None, frozenset(), frozenset()
+        self._seen, self._ids, self._deleted, self._lines = None, frozenset(), frozenset(), 0
 
 
 def deferrable(ids: Iterable[str]) -> bool:

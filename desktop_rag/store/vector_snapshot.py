@@ -147,14 +147,12 @@ class SnapshotVectorIndex:
         snap = self.current()
         return snap.size() if snap is not None else self._source_index().count()
 
-    def refresh(self, release: bool = True) -> int | None:
+    def refresh(self) -> int | None:
         """Rewrites the copy from the source if it is stale; the rows written (None: not done).
-        `release`: the source frees its memory once the copy is current (not when another write
-        follows at once, which would load it again)."""
+        The source frees its memory once the copy is current."""
         with self._lock:
             if self.current() is not None:
-                if release:
-                    self._release_source()
+                self._release_source()
                 return None
             stamp = read_stamp(self._stamp_file)
             journal, self._journal = self._journal, None
@@ -166,8 +164,7 @@ class SnapshotVectorIndex:
                 rows = write_snapshot(self._folder, source, stamp)
             self._snapshot, self._rows, self._stale, self._looked = None, None, False, None
             log.info("vector snapshot: %d rows written", rows)
-            if release:
-                self._release_source()
+            self._release_source()
             return rows
 
     def _release_source(self) -> None:
