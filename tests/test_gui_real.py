@@ -255,8 +255,8 @@ def assert_responsive(probe: LatencyProbe) -> None:
     holds Python's GIL (Chroma writes, PyMuPDF, first imports) stalls it briefly, and the shared
     2-core machine often runs at load 10+. So: 95% of ticks within twice the goal (the 95th
     percentile was 114 ms once, in a full run with other work on the cores; the artifact of the
-    runs before shows 10-85 ms at most), and no stall near a second (which a model load or an index write on
-    the GUI thread would cause)."""
+    runs before shows 10-85 ms at most), and no stall near a second (which a model load or an
+    index write on the GUI thread would cause)."""
     LATENCY["load_average_1min"] = round(os.getloadavg()[0], 1)
     assert probe.percentile(0.95) < 200, sorted(probe.delays_ms)[-10:]
     assert probe.max_delay_ms < 1000, probe.max_delay_ms
