@@ -66,16 +66,17 @@ class ChromaVectorIndex:
     An embedded Chroma client keeps its vector index in memory and never sees what another process
     wrote after it opened. With a `stamp` (embedded mode), every write here marks the stamp file,
     and every read first checks it (one stat): a mark from another process reopens the collection.
-    With `pending` (embedded mode), deletes wait there for the next upsert and every read hides
-    them (store/pending_deletes.py: a delete would load the whole index).
+    With `pending` (embedded mode), deletes only go to that log, and every read hides them
+    (store/pending_deletes.py: a delete would load the whole index).
 
     With `pending` and a `slot` (embedded mode), writes go first to a small recent collection
     while this process has not loaded the library's own: embedded Chroma loads a collection's
     whole vector index on its first use, read or write, 2.5-5 s and 2 GB at a million vectors,
     which made adding a 50-page report there 1.4x slower than to an empty library. The ids
-    written are hidden in the library's collection (their copies there are stale), reads combine
-    the two, and `_settle` moves the recent rows in once RECENT_MAX of them or MAX_PENDING
-    hidden ids wait, or before a write in a process that has loaded the index anyway.
+    written are noted in the log and so hidden in the library's collection (their copies there
+    are stale), reads combine the two, and `_settle` moves the recent rows in once RECENT_MAX
+    of them or MAX_PENDING lines of log wait, or before a write in a process that has loaded
+    the index anyway.
     """
 
     def __init__(

@@ -1,19 +1,17 @@
-"""Deletes from embedded Chroma, kept on disk and applied at its next write.
+"""The log beside embedded Chroma: deletes, and writes to the recent collection, that Chroma's
+reads hide until they are applied.
 
-Embedded Chroma loads a collection's whole vector index into the process for any write: a
+Embedded Chroma loads a collection's whole vector index into the process on its first use: a
 delete of a 50-page report's 300 vectors took 3.3-3.9 s at a million vectors on this 2-core
 machine, nearly all of it that load (bench/bench_chroma_scale.py), against a goal of 2 s to
 remove a document. The app's searches read the persisted copy (store/vector_snapshot.py), which
-masks deleted rows without Chroma. So a delete is written here (one id per line, synced) and
-Chroma hides those ids from every read until the next upsert, which loads the index anyway and
-applies them first; past `MAX_PENDING` ids they are applied at once, so that a read that falls
-back to Chroma never over-fetches much. A crash before they are applied loses nothing: the file
-is read again, and deleting an id twice is harmless.
-
-The same file notes the ids written to the recent collection (store/chroma_index.py), as
-"+id": their copies in the library's collection are stale too. So the file is a log: every id
-in it is hidden in the library's collection, and an id whose last line is a delete is hidden in
-the recent collection as well.
+masks deleted rows without Chroma. So a delete is written here (one id per line, synced), and
+a write to the recent collection (store/chroma_index.py) as "+id": their copies in the library's
+collection are deleted or stale. Every id the log names is hidden in the library's collection,
+and an id whose last line is a delete in the recent collection as well, until the rows move in
+(`ChromaVectorIndex._settle`): past `MAX_PENDING` lines, so that a read that falls back to
+Chroma never over-fetches much and the file stays small. A crash before they are applied loses
+nothing: the file is read again, and deleting an id twice is harmless.
 """
 
 from __future__ import annotations
