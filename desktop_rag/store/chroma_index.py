@@ -189,6 +189,9 @@ class ChromaVectorIndex:
             for part in _batches(len(moved), self._batch):
                 with store_errors("empty the recent vectors"):
                     recent.delete(ids=moved[part])
+        if waiting or moved:
+            log.info("vector store: %d waiting ids applied, %d recent vectors moved in",
+                     len(waiting), len(moved))  # fmt: skip
 
     def _moved_in(self, col: Any, recent: Any, deleted: list[str]) -> list[str]:
         """Copies the recent collection's live rows into `col`; their ids."""
