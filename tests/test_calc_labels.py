@@ -127,3 +127,33 @@ def test_a_row_closer_only_by_the_other_inputs_words_is_no_reason_to_flag() -> N
     question = ("What were other comprehensive income: foreign currency translation and net "
                 "income combined in 2021?")
     assert _cash("Calculation: 143 [1] + 5,079 [1] = 5,222", question).checked
+
+
+# The 10-K's own segment table: one row, a column per segment (stop 47, a question asked of
+# Netflix's and 3M's 10-Ks together got the consolidated column of two years)
+BY_SEGMENT = (
+    "Year ended December 31, 2015 (in thousands)\n"
+    "Revenues — Domestic Streaming: $ 4,180,339 | International Streaming: $ 1,953,435 | "
+    "DVD: $ 645,737 | Consolidated: $ 6,779,511\n"
+    "Year ended December 31, 2014 (in thousands)\n"
+    "Revenues — Domestic Streaming: $ 3,431,434 | International Streaming: $ 1,308,061 | "
+    "DVD: $ 765,161 | Consolidated: $ 5,504,656\n"
+)
+
+
+def test_a_column_the_question_names_and_no_input_reads_is_flagged() -> None:
+    passages = [_passage(1, BY_SEGMENT)]
+
+    def calc(line: str, question: str) -> CheckedCalculation:
+        (one,) = check_calculations(line, passages, question)
+        return one
+
+    streaming = "What was Netflix's total streaming revenue in 2015?"
+    wrong = calc("Calculation: 5,504,656 [1] + 6,779,511 [1] = 12,284,167", streaming)
+    assert wrong.problem is CalculationProblem.LABEL_MISMATCH
+    assert "6,779,511 is under \u201cConsolidated\u201d; the question asks for" in wrong.message
+    assert calc("Calculation: 4,180,339 [1] + 1,953,435 [1] = 6,133,774", streaming).checked
+    parts = "What were Netflix's domestic streaming and DVD revenues together in 2015?"
+    assert calc("Calculation: 4,180,339 [1] + 645,737 [1] = 4,826,076", parts).checked
+    total = "What were Netflix's revenues in 2015 and 2014 together?"
+    assert calc("Calculation: 6,779,511 [1] + 5,504,656 [1] = 12,284,167", total).checked

@@ -4,7 +4,7 @@ that the 10-K prints, and a sum of the right rows of the wrong year is as wrong.
 
 Each input is looked up where its source prints it: a table row ("Revenues — 2015: $ 4,180,339
 | 2014: …") gives its row label and column label; a sentence gives the words before the
-number in it. Two things are checked, both from the question's own words, no list of terms:
+number in it. Three things are checked, all from the question's own words, no list of terms:
 
 - the label: an amount added or subtracted is a quantity of the kind asked ("total streaming
   revenue" is a sum of revenues), so each such input's label shares a content word with the
@@ -16,6 +16,10 @@ number in it. Two things are checked, both from the question's own words, no lis
 - the period: when the question names years, an input printed under a year column is of a
   year named, or of the year before one named when the formula subtracts or divides (a
   change, an average balance); a plain sum takes the years named only.
+
+- the column: a word the question asks that a column of an input's row says, and no input's
+  row or column says, means the input was read from another column ("total streaming revenue"
+  from the "Consolidated" column beside "Domestic Streaming" and "International Streaming").
 
 An input that fails is named with its label; the calculation is still computed and shown, with
 that warning (computed.CalculationProblem.LABEL_MISMATCH).
@@ -67,6 +71,7 @@ class Printed:
     label: str
     column: str
     siblings: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()  # the other cells' column labels in its row
 
 
 def _value(text: str) -> Decimal | None:
@@ -99,7 +104,10 @@ def _labelled(line: str, at: int, lines: Sequence[str] = ()) -> Printed:
         cell = line[:at].rsplit("|", 1)[-1].rsplit(_ROW, 1)[-1]
         column = cell.split(":", 1)[0] if ":" in cell else ""
         others = tuple(x.partition(_ROW)[0].strip() for x in lines if _ROW in x and x != line)
-        return Printed(label.strip(), column.strip(), others)
+        cells = line.partition(_ROW)[2].split("|")
+        columns = tuple(c.split(":", 1)[0].strip() for c in cells if ":" in c)
+        return Printed(label.strip(), column.strip(), others,
+                       tuple(c for c in columns if c != column.strip()))  # fmt: skip
     sentence = _SENTENCE_END.split(line[:at])[-1]
     return Printed(" ".join(sentence.split()[-_CONTEXT_WORDS:]), "")
 
@@ -147,6 +155,27 @@ def label_problems(
             problems.extend(_closer_row(item.text, in_period or places, asked, others))
     if ratio and shares and not any(shares):
         problems.append("no input is labelled with what the question asks")
+    if not ratio and not problems:
+        problems.extend(_unread_columns(placed, asked))
+    return problems
+
+
+def _unread_columns(
+    placed: Sequence[tuple[CheckedInput, list[Printed]]], asked: frozenset[str]
+) -> list[str]:
+    """A problem for each input whose row has a column that says a word the question asks and
+    no input's row or column says: "total streaming revenue" read from a row's "Consolidated"
+    column beside its "Domestic Streaming" and "International Streaming" ones. Every place an
+    input is printed must have such a column (else [])."""
+    said = frozenset().union(*(content_stems(f"{p.label} {p.column}")
+                               for _, places in placed for p in places))  # fmt: skip
+    problems = []
+    for item, places in placed:
+        better = [[c for c in p.columns if content_stems(c) & asked - said] for p in places]
+        if places and all(better):
+            named = ", ".join(f"\u201c{c}\u201d" for c in better[0])
+            problems.append(f"{item.text} is under \u201c{places[0].column or 'another column'}"
+                            f"\u201d; the question asks for {named}")
     return problems
 
 
