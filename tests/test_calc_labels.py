@@ -157,3 +157,49 @@ def test_a_column_the_question_names_and_no_input_reads_is_flagged() -> None:
     assert calc("Calculation: 4,180,339 [1] + 645,737 [1] = 4,826,076", parts).checked
     total = "What were Netflix's revenues in 2015 and 2014 together?"
     assert calc("Calculation: 6,779,511 [1] + 5,504,656 [1] = 12,284,167", total).checked
+
+
+def test_a_sentence_in_the_question_s_words_with_the_checked_result_is_backed() -> None:
+    """Stop 47: beside a checked right sum, "Netflix's total streaming revenue in 2015 was
+    $6,133,774." was marked unsupported (its support against the table rows: 0.10)."""
+    from desktop_rag.answering.calc_support import unsupported
+    from desktop_rag.answering.citations import Sentence
+
+    question = "What was Netflix's total streaming revenue in 2015?"
+
+    def said(text: str) -> Sentence:
+        return Sentence(text, (1,), {1: 0.1}, supported=False)
+
+    right = check_calculations("Calculation: 4,180,339 [1] + 1,953,435 [1] = 6,133,774",
+                               PASSAGES, question)  # fmt: skip
+    restated = said("Netflix's total streaming revenue in 2015 was $6,133,774.")
+    assert unsupported([restated], right, PASSAGES, question=question) == []
+    assert unsupported([restated], right, PASSAGES) == [restated.text]  # no question: flagged
+    more = said("Netflix's total streaming revenue in 2015 was $6,133,774, up on price rises.")
+    assert unsupported([more], right, PASSAGES, question=question) == [more.text]
+    members = check_calculations("Calculation: 44,738 [2] + 30,024 [2] = 74,762", PASSAGES,
+                                 question)  # fmt: skip
+    wrong = said("Netflix's total streaming revenue in 2015 was $74,762.")
+    assert unsupported([wrong], members, PASSAGES, question=question) == [wrong.text]
+
+
+def test_a_summary_row_is_flagged_where_a_row_of_that_label_has_the_columns_asked() -> None:
+    """The same wrong sum read from the 10-K's selected financial data (year columns only): a
+    "Revenues" row elsewhere in the sources has the streaming columns the question asks."""
+    summary = "Selected financial data (in thousands)\n" \
+              "Revenues — 2015: $ 6,779,511 | 2014: $ 5,504,656 | 2013: $ 4,374,562\n"
+    passages = [_passage(1, summary), _passage(2, BY_SEGMENT), _passage(3, REPORT)]
+    streaming = "What was Netflix's total streaming revenue in 2015?"
+    # as the model wrote it: the first number cited to a source that lacks it, so it is looked
+    # up in every source (a 2014 column, and a "Consolidated" one without a year)
+    (wrong,) = check_calculations("Calculation: 5,504,656 [3] + 6,779,511 [1] = 12,284,167",
+                                  passages, streaming)  # fmt: skip
+    assert wrong.problem is CalculationProblem.LABEL_MISMATCH, wrong.message
+    assert "6,779,511 is under \u201c2015\u201d; the question asks for" in wrong.message
+    (right,) = check_calculations("Calculation: 4,180,339 [2] + 1,953,435 [2] = 6,133,774",
+                                  passages, streaming)  # fmt: skip
+    assert right.checked, right.message
+    both = "What were Netflix's revenues in 2015 and 2014 together?"
+    (total,) = check_calculations("Calculation: 6,779,511 [1] + 5,504,656 [1] = 12,284,167",
+                                  passages, both)  # fmt: skip
+    assert total.checked, total.message

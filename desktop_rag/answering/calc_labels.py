@@ -45,7 +45,8 @@ _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+|\n")
 # Words any figure's label may carry whatever it measures: they tell no quantity from another.
 _GENERIC = frozenset({"total", "net", "amount", "value", "number", "year", "fiscal", "fy",
                       "end", "period", "ended", "consolidated", "in", "thousands", "millions",
-                      "billions", "usd", "dollars", "percent"})  # fmt: skip
+                      "billions", "thousand", "million", "billion", "usd", "dollars", "dollar",
+                      "percent"})  # fmt: skip
 _CONTEXT_WORDS = 12  # words before a number in a sentence that label it
 
 
@@ -156,27 +157,45 @@ def label_problems(
     if ratio and shares and not any(shares):
         problems.append("no input is labelled with what the question asks")
     if not ratio and not problems:
-        problems.extend(_unread_columns(placed, asked))
+        problems.extend(_unread_columns(placed, asked, passages))
     return problems
 
 
 def _unread_columns(
-    placed: Sequence[tuple[CheckedInput, list[Printed]]], asked: frozenset[str]
+    placed: Sequence[tuple[CheckedInput, list[Printed]]], asked: frozenset[str],
+    passages: Sequence[Passage],
 ) -> list[str]:
-    """A problem for each input whose row has a column that says a word the question asks and
-    no input's row or column says: "total streaming revenue" read from a row's "Consolidated"
-    column beside its "Domestic Streaming" and "International Streaming" ones. Every place an
-    input is printed must have such a column (else [])."""
+    """A problem for each input read where a column of its row, or of a row with the same label
+    in the given passages, says a word the question asks and no input's row or column says:
+    "total streaming revenue" read from "Revenues" in a "Consolidated" column, or in a year
+    column of a summary table, beside a "Revenues" row with "Domestic Streaming" and
+    "International Streaming" columns. Every place an input is printed must have such a column
+    (else [])."""
     said = frozenset().union(*(content_stems(f"{p.label} {p.column}")
                                for _, places in placed for p in places))  # fmt: skip
+    by_label = _columns_by_label(passages)
     problems = []
     for item, places in placed:
-        better = [[c for c in p.columns if content_stems(c) & asked - said] for p in places]
+        better = [[c for c in dict.fromkeys((*p.columns, *by_label.get(content_stems(p.label), ())))
+                   if content_stems(c) & asked - said] for p in places]  # fmt: skip
         if places and all(better):
             named = ", ".join(f"\u201c{c}\u201d" for c in better[0])
             problems.append(f"{item.text} is under \u201c{places[0].column or 'another column'}"
                             f"\u201d; the question asks for {named}")
     return problems
+
+
+def _columns_by_label(passages: Sequence[Passage]) -> dict[frozenset[str], list[str]]:
+    """The column labels of the table rows in `passages`, by their row label's content words."""
+    out: dict[frozenset[str], list[str]] = {}
+    for passage in passages:
+        for line in passage.text.splitlines():
+            label, row, cells = line.partition(_ROW)
+            stems = content_stems(label)
+            if row and stems:
+                out.setdefault(stems, []).extend(
+                    c.split(":", 1)[0].strip() for c in cells.split("|") if ":" in c)
+    return out
 
 
 def _placed(

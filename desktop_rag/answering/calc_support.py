@@ -14,12 +14,17 @@ revenue was $6,133,774 thousand [1]." after a checked "Calculation: 4,180,339 [1
 - a sentence that names a ratio the app worked out itself (`named`: "current ratio") and states
   its checked result needs no closeness: it says what was computed, in words of its own ("as
   calculated from the current assets and current liabilities"), which no table row resembles.
+- nor does a sentence every content word of which is the question's ("Netflix's total streaming
+  revenue in 2015 was $6,133,774."): it restates the question with the checked result, and says
+  nothing else a source could lack. Its support against table rows is low (0.10-0.11 for that
+  sentence), so it was flagged beside a checked right answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from desktop_rag.answering.calc_labels import content_stems
 from desktop_rag.answering.calculator import find_calculations
 from desktop_rag.answering.citations import SUPPORT_THRESHOLD, Sentence
 from desktop_rag.answering.claims import Claim, normal_number
@@ -35,6 +40,7 @@ def unsupported(
     passages: Sequence[Passage],
     threshold: float = SUPPORT_THRESHOLD,
     named: Sequence[str] = (),
+    question: str = "",
 ) -> list[str]:
     """The sentences that no source supports, less calculation lines and the sentences backed by
     a checked calculation (see the module docstring)."""
@@ -45,18 +51,21 @@ def unsupported(
     titles = " ".join(dict.fromkeys(p.chunk.title for p in passages))  # "Costco's EBITDA …"
     sources = Claim("\n".join(p.text for p in passages), subject=titles)
     names = [n.lower() for n in named]
-    return [s.text for s in flagged if not _backed(s, results, sources, threshold, names)]
+    asked = content_stems(question) if question else None
+    return [s.text for s in flagged if not _backed(s, results, sources, threshold, names, asked)]
 
 
 def _backed(
-    sentence: Sentence, results: set[str], sources: Claim, threshold: float, named: list[str]
+    sentence: Sentence, results: set[str], sources: Claim, threshold: float, named: list[str],
+    asked: frozenset[str] | None = None,
 ) -> bool:
-    """Close to its sources (or naming the worked ratio), with no name they lack, and every
-    number they lack a result."""
+    """Close to its sources (or naming the worked ratio, or in the question's words only), with
+    no name they lack, and every number they lack a result."""
     claim = Claim(sentence.text)
     missing = claim.numbers - sources.numbers
     close = sentence.support is not None and sentence.support >= threshold
     close = close or any(name in sentence.text.lower() for name in named)
+    close = close or (asked is not None and content_stems(sentence.text) <= asked)
     known = sources.vocabulary | sources.subject_names
     return close and bool(missing) and missing <= results and claim.names <= known
 

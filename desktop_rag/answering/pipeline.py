@@ -115,7 +115,8 @@ class CheckStep:
         checker, every = self.checker(), draft.every
         text, calculations = consistent(draft.text, worked_calculations(draft), draft.question)
         sentences = checker.check(text, every)
-        flagged = unsupported(sentences, calculations, every, named=named(draft.worked))
+        flagged = unsupported(sentences, calculations, every, named=named(draft.worked),
+                              question=draft.question)
         return Answer(
             question=draft.question,
             answer=text.strip(),
