@@ -17,9 +17,10 @@ number in it. Three things are checked, all from the question's own words, no li
   year named, or of the year before one named when the formula subtracts or divides (a
   change, an average balance); a plain sum takes the years named only.
 
-- the column: a word the question asks that a column of an input's row says, and no input's
-  row or column says, means the input was read from another column ("total streaming revenue"
-  from the "Consolidated" column beside "Domestic Streaming" and "International Streaming").
+- the column: a word the question asks that a column of an input's row (or of a row with the
+  same label elsewhere in the passages) says, and no input's row or column says, means the
+  input was read from another column ("total streaming revenue" from the "Consolidated" column
+  beside "Domestic Streaming" and "International Streaming").
 
 An input that fails is named with its label; the calculation is still computed and shown, with
 that warning (computed.CalculationProblem.LABEL_MISMATCH).
