@@ -106,8 +106,7 @@ def _labelled(line: str, at: int, lines: Sequence[str] = ()) -> Printed:
         cell = line[:at].rsplit("|", 1)[-1].rsplit(_ROW, 1)[-1]
         column = cell.split(":", 1)[0] if ":" in cell else ""
         others = tuple(x.partition(_ROW)[0].strip() for x in lines if _ROW in x and x != line)
-        cells = line.partition(_ROW)[2].split("|")
-        columns = tuple(c.split(":", 1)[0].strip() for c in cells if ":" in c)
+        columns = _cell_columns(line.partition(_ROW)[2])
         return Printed(label.strip(), column.strip(), others,
                        tuple(c for c in columns if c != column.strip()))  # fmt: skip
     sentence = _SENTENCE_END.split(line[:at])[-1]
@@ -194,9 +193,13 @@ def _columns_by_label(passages: Sequence[Passage]) -> dict[frozenset[str], list[
             label, row, cells = line.partition(_ROW)
             stems = content_stems(label)
             if row and stems:
-                out.setdefault(stems, []).extend(
-                    c.split(":", 1)[0].strip() for c in cells.split("|") if ":" in c)
+                out.setdefault(stems, []).extend(_cell_columns(cells))
     return out
+
+
+def _cell_columns(cells: str) -> list[str]:
+    """The column labels of a row's cells ("2015: $ 4,180,339 | Consolidated: …")."""
+    return [c.split(":", 1)[0].strip() for c in cells.split("|") if ":" in c]
 
 
 def _placed(

@@ -138,8 +138,10 @@ class ChromaVectorIndex:
         """Writes to the recent collection (False: there is none here, the server mode)."""
         if self._pending is None or self._slot is None or not deferrable(ids):
             return False
-        with store_errors("open the recent vectors"):
-            recent = self._recent = self._slot.make()
+        if self._recent is None:  # else kept, and found again whenever the client reopens
+            with store_errors("open the recent vectors"):
+                self._recent = self._slot.make()
+        recent = self._recent
         _put(recent, ids, embeddings, doc_ids, self._batch)
         with store_errors("note saved vectors"):
             waiting = self._pending.add(ids, written=True)  # their copies in `col` are stale
