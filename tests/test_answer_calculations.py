@@ -4,6 +4,7 @@ keeps it (old chat files gain the column)."""
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 from pathlib import Path
@@ -14,7 +15,7 @@ from answer_helpers import AnswerServices, add_document
 
 from desktop_rag.answering import prompts
 from desktop_rag.answering.calc_questions import SUM_SHAPE
-from desktop_rag.cli.commands_answer import _print_answer, answer_json
+from desktop_rag.cli.commands_answer import Streamed, _print_answer, answer_json
 from desktop_rag.domain import Answer, CalculationProblem
 from desktop_rag.domain.fakes import FakeChatEngine
 from desktop_rag.store.chats import ChatStore
@@ -116,9 +117,30 @@ def test_ask_prints_each_calculation_under_the_answer(
 ) -> None:
     answer, _ = _ask(fake_context, reply)
     capsys.readouterr()
-    _print_answer(answer)
+    _print_answer(answer, Streamed(io.StringIO()))
     out = capsys.readouterr().out.splitlines()
     assert line in out
+
+
+def test_the_cli_prints_the_checked_answer_when_the_checks_changed_the_streamed_text(
+    fake_context: Any, capsys: Any
+) -> None:
+    """A calculation that failed its check, written before a refusal, is taken back from the
+    answer; the terminal cannot unprint it, so the checked answer follows the stream."""
+    reply = ("Calculation: 4,180,339 [1] + 1,900,000 [1] = 6,080,339\n"
+             "The documents do not contain this information.")
+    answer, _ = _ask(fake_context, reply)
+    assert answer.answer == "The documents do not contain this information."
+    streamed = Streamed(io.StringIO())
+    streamed(reply)
+    capsys.readouterr()
+    _print_answer(answer, streamed)
+    out = capsys.readouterr().out
+    assert "Checked answer" in out and out.rstrip().endswith(answer.answer)
+    same = Streamed(io.StringIO())
+    same(answer.answer + "\n")
+    _print_answer(answer, same)
+    assert "Checked answer" not in capsys.readouterr().out
 
 
 def test_the_chat_store_keeps_them_and_restores_them(fake_context: Any) -> None:

@@ -22,9 +22,10 @@ QUESTION = "What was the total streaming revenue of Netflix in 2015, domestic an
 REFUSAL = prompts.NOT_FOUND
 
 
-def _ask(ctx: Any, reply: str, question: str = QUESTION) -> Answer:
+def _ask(ctx: Any, reply: str, question: str = QUESTION, added: bool = False) -> Answer:
     ctx.provide(engine=FakeChatEngine(reply))
-    add_document(ctx, "/lib/netflix.pdf", "Netflix 10-K", [TABLE])
+    if not added:
+        add_document(ctx, "/lib/netflix.pdf", "Netflix 10-K", [TABLE])
     return AnswerServices(ctx).ask(question)
 
 
@@ -65,3 +66,20 @@ def test_what_restates_and_what_answers() -> None:
     assert not states_nothing("It is higher [1].", "Is it higher or lower than the average?")
     assert not states_nothing("Revenue grew [1].", "Did revenue grow in 2015?")
     assert not states_nothing("The slides [1].", "What do the slides say about revenue in 2015?")
+
+
+def test_a_calculation_over_an_invented_input_goes_with_its_result(fake_context: Any) -> None:
+    """Issue 38: "Revenue grew to 4.2 million" gave "4.2 - 3.8 = 0.4" with 3.8 in no source; a
+    result computed from a made-up number is no answer, whatever warning stands beside it."""
+    made_up = "Calculation: 4,180,339 [1] + 3,800,000 [1] = 7,980,339"
+    stated = "Domestic streaming revenues were $4,180,339 thousand [1]."
+    answer = _ask(fake_context, f"{stated}\n{made_up}\nSo the total was $7,980,339 thousand [1].")
+    assert answer.answer == stated and not answer.refused and answer.calculations == ()
+    alone = _ask(fake_context, f"{made_up}\nThe total was $7,980,339 thousand [1].", added=True)
+    assert alone.answer == REFUSAL and alone.refused
+    built_on = f"{made_up}\nCalculation: 7,980,339 / 2 = 3,990,169.5\nHalf is 3,990,169.5."
+    # a step on the invented result goes with it
+    assert _ask(fake_context, built_on, added=True).answer == REFUSAL
+    right = "Calculation: 4,180,339 [1] + 1,953,435 [1] = 6,133,774\nThe total was $6,133,774."
+    kept = _ask(fake_context, right, added=True)
+    assert kept.answer == right and kept.calculations[0].checked

@@ -183,6 +183,26 @@ def test_a_sentence_in_the_question_s_words_with_the_checked_result_is_backed() 
     assert unsupported([wrong], members, PASSAGES, question=question) == [wrong.text]
 
 
+def test_a_restatement_in_the_past_of_the_question_s_verb_after_a_label_is_backed() -> None:
+    """Stop 48, a fresh question over Nike's 10-K: beside the checked right 44,538 - 37,403,
+    "Result: Nike's revenues grew by 7,135 million dollars from fiscal 2020 to fiscal 2021." was
+    marked unsupported: "grew" is no stem of "grow", and "Result" no word of the question."""
+    from desktop_rag.answering.calc_support import restates, unsupported
+    from desktop_rag.answering.citations import Sentence
+
+    question = "By how much did Netflix's domestic streaming revenues grow from 2014 to 2015?"
+    change = check_calculations("Calculation: 4,180,339 [1] - 3,431,434 [1] = 748,905",
+                                PASSAGES, question)  # fmt: skip
+    assert change[0].checked
+    restated = Sentence("Result: Netflix's domestic streaming revenues grew by $748,905 from "
+                        "2014 to 2015.", (1,), {1: 0.1}, supported=False)  # fmt: skip
+    assert unsupported([restated], change, PASSAGES, question=question) == []
+    assert restates("Domestic streaming revenues rose by 748,905.",
+                    "How much did domestic streaming revenues rise?")  # fmt: skip
+    assert not restates("Revenues grew by 748,905 on price rises.", question)
+    assert not restates("Reason: price rises.", question)  # the label goes, not the claim
+
+
 def test_a_summary_row_is_flagged_where_a_row_of_that_label_has_the_columns_asked() -> None:
     """The same wrong sum read from the 10-K's selected financial data (year columns only): a
     "Revenues" row elsewhere in the sources has the streaming columns the question asks."""

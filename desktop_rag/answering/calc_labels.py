@@ -51,10 +51,14 @@ _GENERIC = frozenset({"total", "net", "amount", "value", "number", "year", "fisc
 _CONTEXT_WORDS = 12  # words before a number in a sentence that label it
 
 
+def content_words(text: str) -> list[str]:
+    """The words that can name a quantity: no stopwords, digits or generic words."""
+    return [w for w in words(text) if w not in STOPWORDS and w not in _GENERIC and w.isalpha()]
+
+
 def content_stems(text: str) -> frozenset[str]:
-    """Stemmed words that can name a quantity: no stopwords, digits or generic words."""
-    kept = [w for w in words(text) if w not in STOPWORDS and w not in _GENERIC and w.isalpha()]
-    return frozenset(stem_words(kept))
+    """The stems of `content_words`."""
+    return frozenset(stem_words(content_words(text)))
 
 
 def years(text: str) -> frozenset[int]:

@@ -17,21 +17,27 @@ revenue was $6,133,774 thousand [1]." after a checked "Calculation: 4,180,339 [1
 - nor does a sentence every content word of which is the question's ("Netflix's total streaming
   revenue in 2015 was $6,133,774."): it restates the question with the checked result, and says
   nothing else a source could lack. Its support against table rows is low (0.10-0.11 for that
-  sentence), so it was flagged beside a checked right answer.
+  sentence), so it was flagged beside a checked right answer. A word is the question's by its
+  stem, one typo away, or as the past of the question's irregular verb ("grew" for "grow"),
+  and a label the model puts first ("Result: …") is no claim.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from desktop_rag.answering.calc_labels import content_stems
+from desktop_rag.answering.calc_labels import content_words
 from desktop_rag.answering.calculator import find_calculations
 from desktop_rag.answering.citations import SUPPORT_THRESHOLD, Sentence
 from desktop_rag.answering.claims import Claim, normal_number
 from desktop_rag.domain import CheckedCalculation, Passage
 from desktop_rag.text.numbers import format_number
+from desktop_rag.text.spelling import near
+from desktop_rag.text.words import present_form, stem_words
 
 _UNITS = (1.0, 1e3, 1e6, 1e9)
+_LABEL = re.compile(r"^\s*[A-Za-z]+:\s+")  # "Result: " before a sentence
 
 
 def unsupported(
@@ -51,13 +57,13 @@ def unsupported(
     titles = " ".join(dict.fromkeys(p.chunk.title for p in passages))  # "Costco's EBITDA …"
     sources = Claim("\n".join(p.text for p in passages), subject=titles)
     names = [n.lower() for n in named]
-    asked = content_stems(question) if question else None
-    return [s.text for s in flagged if not _backed(s, results, sources, threshold, names, asked)]
+    return [s.text for s in flagged
+            if not _backed(s, results, sources, threshold, names, question)]  # fmt: skip
 
 
 def _backed(
     sentence: Sentence, results: set[str], sources: Claim, threshold: float, named: list[str],
-    asked: frozenset[str] | None = None,
+    question: str = "",
 ) -> bool:
     """Close to its sources (or naming the worked ratio, or in the question's words only), with
     no name they lack, and every number they lack a result."""
@@ -65,9 +71,20 @@ def _backed(
     missing = claim.numbers - sources.numbers
     close = sentence.support is not None and sentence.support >= threshold
     close = close or any(name in sentence.text.lower() for name in named)
-    close = close or (asked is not None and content_stems(sentence.text) <= asked)
+    close = close or (bool(question) and restates(sentence.text, question))
     known = sources.vocabulary | sources.subject_names
     return close and bool(missing) and missing <= results and claim.names <= known
+
+
+def restates(sentence: str, question: str) -> bool:
+    """Every content word of `sentence` (a leading label aside) is the question's: by its stem,
+    one typo away, or as the past of an irregular verb the question uses."""
+    asked = content_words(question)
+    asked_stems = set(stem_words(asked))
+    said = content_words(_LABEL.sub("", sentence, count=1))
+    bases = stem_words([present_form(w) for w in said])
+    return all(stem in asked_stems or any(near(word, a) for a in asked)
+               for word, stem in zip(said, bases, strict=True))  # fmt: skip
 
 
 def _result_numbers(calculations: Sequence[CheckedCalculation]) -> set[str]:

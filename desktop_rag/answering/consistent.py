@@ -10,6 +10,11 @@ no source, a label that is not the question's, a stated result that is not the c
 
 - a calculation that passed its check answers, and a refusal sentence beside it goes;
 - under a refusal, calculations that did not pass go with their lines: the answer is the refusal;
+- a calculation over a number that no given source prints (the model made an input up: "4.2 -
+  3.8" where no page gives 3.8) goes with its line, the sentences stating its result and the
+  calculations that build on it; what else the answer says stays, and an answer left empty is
+  the refusal. A result computed from an invented input is no answer, however it is flagged
+  (issue 38: "no answer shows a calculation over an input that is in no source");
 - an answer to an open question that only restates it (its words are all the question's, give
   or take a typo, and most of them; citations and stopwords left out) states nothing, and is
   shown as the refusal it is; so is an answer of citations alone ("[1]"). On those 88 records
@@ -23,7 +28,8 @@ from collections.abc import Sequence
 
 from desktop_rag.answering import prompts
 from desktop_rag.answering.citations import strip_markers
-from desktop_rag.domain.computed import CheckedCalculation
+from desktop_rag.answering.claims import Claim
+from desktop_rag.domain.computed import CalculationProblem, CheckedCalculation
 from desktop_rag.text.spelling import near
 from desktop_rag.text.words import STOPWORDS, stem_words, words
 
@@ -46,9 +52,40 @@ def consistent(
         shown = [c.line for c in kept if c.line]  # the lines the calculation parser read
         lines = [line for line in text.splitlines() if not any(s in line for s in shown)]
         return "\n".join(lines).strip() or prompts.NOT_FOUND, ()
+    if invented := _on_invented_inputs(kept):
+        kept = tuple(c for i, c in enumerate(kept) if i not in invented)
+        text = _without_results(text, [calculations[i] for i in sorted(invented)])
+        if not text:
+            return prompts.NOT_FOUND, kept
     if not kept and not prompts.is_not_found(text) and states_nothing(text, question):
         return prompts.NOT_FOUND, ()
     return text, kept
+
+
+def _on_invented_inputs(calculations: Sequence[CheckedCalculation]) -> set[int]:
+    """The indexes of the calculations with an input no source prints, and of those that use
+    such a calculation's result ("(calc. 1)")."""
+    out: set[int] = set()
+    for i, calc in enumerate(calculations):
+        made_up = calc.problem is CalculationProblem.INPUT_NOT_IN_SOURCES
+        used = {item.from_calculation - 1 for item in calc.inputs if item.from_calculation}
+        if made_up or used & out:
+            out.add(i)
+    return out
+
+
+def _without_results(text: str, dropped: Sequence[CheckedCalculation]) -> str:
+    """`text` without the dropped calculations' lines and the sentences stating their results."""
+    shown = [c.line for c in dropped if c.line]
+    results = frozenset().union(*(Claim(c.stated).numbers for c in dropped if c.stated))
+    lines = []
+    for line in text.splitlines():
+        if any(s in line for s in shown):
+            continue
+        kept = [s for s in _SENTENCE.split(line) if not Claim(strip_markers(s)).numbers & results]
+        lines.append(" ".join(kept))
+    out = "\n".join(line for line in lines if line.strip()).strip()
+    return out if words(strip_markers(out)) else ""
 
 
 def _without_refusals(text: str) -> str:

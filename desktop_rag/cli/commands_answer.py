@@ -51,9 +51,24 @@ def register(sub: Any) -> None:  # argparse's _SubParsersAction is private
         action.set_defaults(func=run_core)
 
 
-def _stream(piece: str) -> None:
-    sys.stdout.write(piece)
-    sys.stdout.flush()
+class Streamed:
+    """The answer's text as it streams to stdout, kept so that the final answer can be told
+    apart: the checks after generation may take a line back (a calculation the model wrote
+    before saying that the documents do not hold the answer), and the terminal cannot unprint
+    it. The GUI redraws the answer instead."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.text = ""
+
+    def __call__(self, piece: str) -> None:
+        self.text += piece
+        self.stream.write(piece)
+        self.stream.flush()
+
+    def differs(self, final: str) -> bool:
+        """Something was streamed and it is not `final` (whitespace aside)."""
+        return bool(self.text.strip()) and self.text.split() != final.split()
 
 
 class StageLines:
@@ -96,7 +111,8 @@ def run_ask(args: argparse.Namespace) -> int:
         open_services(args, preload=("engine", "embedder")) as services,
         cancel_on_interrupt(token),
     ):
-        on_token = None if args.json else _stream
+        streamed = Streamed(sys.stdout)
+        on_token = None if args.json else streamed
         scope = services.scope_of(args.doc)
         try:
             answer = services.ask(args.question, chat_id=args.chat, k=args.k, on_token=on_token,
@@ -106,7 +122,7 @@ def run_ask(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(answer_json(answer))
     else:
-        _print_answer(answer)
+        _print_answer(answer, streamed)
     return 0
 
 
@@ -155,9 +171,12 @@ def _boxes(boxes: Sequence[LineBox]) -> list[list[float]]:
     return [[b.page, b.x0, b.y0, b.x1, b.y1] for b in boxes]
 
 
-def _print_answer(answer: Answer) -> None:
+def _print_answer(answer: Answer, streamed: Streamed) -> None:
     if answer.refused and not answer.timings.get("generated_tokens"):
         say(answer.answer)  # nothing was streamed: the model was not asked
+    elif streamed.differs(answer.answer):
+        say("\n\nChecked answer (the text above was changed by the checks):")
+        say(answer.answer)
     else:
         say()
     for c in answer.citations:

@@ -26,6 +26,23 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+# English verbs whose past forms no stemmer joins to the present ("grew" and "grow" stem apart),
+# among those that say how an amount went: an answer restating "How much did revenue grow?"
+# says "Revenue grew by …". English grammar, not a list of questions.
+_IRREGULAR = {"grow": "grew grown", "rise": "rose risen", "fall": "fell fallen",
+              "make": "made", "take": "took taken", "spend": "spent", "pay": "paid",
+              "sell": "sold", "buy": "bought", "lose": "lost", "bring": "brought",
+              "hold": "held", "win": "won", "get": "got gotten", "give": "gave given",
+              "come": "came", "go": "went gone", "keep": "kept", "shrink": "shrank shrunk",
+              "draw": "drew drawn"}  # fmt: skip
+_PRESENT = {past: verb for verb, forms in _IRREGULAR.items() for past in forms.split()}
+
+
+def present_form(word: str) -> str:
+    """The present form of an irregular verb's past ("grew" -> "grow"); other words as they
+    are."""
+    return _PRESENT.get(word, word)
+
 
 # Head words that name the kind of thing rather than the thing: "action items" are lines
 # saying "Action:", "log entries" lines of a log. An item may leave them unsaid.
