@@ -11,7 +11,7 @@ from answer_helpers import AnswerServices, add_document
 
 from desktop_rag.answering import prompts
 from desktop_rag.answering.consistent import states_nothing
-from desktop_rag.domain import Answer
+from desktop_rag.domain import Answer, CalculationProblem
 from desktop_rag.domain.fakes import FakeChatEngine
 
 TABLE = (
@@ -74,9 +74,11 @@ def test_a_calculation_over_an_invented_input_goes_with_its_result(fake_context:
     made_up = "Calculation: 4,180,339 [1] + 3,800,000 [1] = 7,980,339"
     stated = "Domestic streaming revenues were $4,180,339 thousand [1]."
     answer = _ask(fake_context, f"{stated}\n{made_up}\nSo the total was $7,980,339 thousand [1].")
-    assert answer.answer == stated and not answer.refused and answer.calculations == ()
+    assert answer.answer == stated and not answer.refused
+    # the note stays, to say why: "Not computed: … (3,800,000 is not in source 1)"
+    assert [c.problem for c in answer.calculations] == [CalculationProblem.INPUT_NOT_IN_SOURCES]
     alone = _ask(fake_context, f"{made_up}\nThe total was $7,980,339 thousand [1].", added=True)
-    assert alone.answer == REFUSAL and alone.refused
+    assert alone.answer == REFUSAL and alone.refused and not alone.calculations[0].computed
     built_on = f"{made_up}\nCalculation: 7,980,339 / 2 = 3,990,169.5\nHalf is 3,990,169.5."
     # a step on the invented result goes with it
     assert _ask(fake_context, built_on, added=True).answer == REFUSAL

@@ -11,10 +11,12 @@ no source, a label that is not the question's, a stated result that is not the c
 - a calculation that passed its check answers, and a refusal sentence beside it goes;
 - under a refusal, calculations that did not pass go with their lines: the answer is the refusal;
 - a calculation over a number that no given source prints (the model made an input up: "4.2 -
-  3.8" where no page gives 3.8) goes with its line, the sentences stating its result and the
-  calculations that build on it; what else the answer says stays, and an answer left empty is
-  the refusal. A result computed from an invented input is no answer, however it is flagged
-  (issue 38: "no answer shows a calculation over an input that is in no source");
+  3.8" where no page gives 3.8) leaves the answer's text with its line, with the sentences
+  stating its result and with the calculations that build on it; what else the answer says
+  stays, and an answer left empty is the refusal. A result computed from an invented input is
+  no answer, however it is flagged (issue 38: "no answer shows a calculation over an input
+  that is in no source"). The calculation itself stays with the answer, shown as "Not
+  computed: … (3.8 is not in source 1)", which says why the answer is a refusal;
 - an answer to an open question that only restates it (its words are all the question's, give
   or take a typo, and most of them; citations and stopwords left out) states nothing, and is
   shown as the refusal it is; so is an answer of citations alone ("[1]"). On those 88 records
@@ -53,10 +55,7 @@ def consistent(
         lines = [line for line in text.splitlines() if not any(s in line for s in shown)]
         return "\n".join(lines).strip() or prompts.NOT_FOUND, ()
     if invented := _on_invented_inputs(kept):
-        kept = tuple(c for i, c in enumerate(kept) if i not in invented)
-        text = _without_results(text, [calculations[i] for i in sorted(invented)])
-        if not text:
-            return prompts.NOT_FOUND, kept
+        text = _without_results(text, [kept[i] for i in sorted(invented)]) or prompts.NOT_FOUND
     if not kept and not prompts.is_not_found(text) and states_nothing(text, question):
         return prompts.NOT_FOUND, ()
     return text, kept
