@@ -223,3 +223,42 @@ def test_a_summary_row_is_flagged_where_a_row_of_that_label_has_the_columns_aske
     (total,) = check_calculations("Calculation: 6,779,511 [1] + 5,504,656 [1] = 12,284,167",
                                   passages, both)  # fmt: skip
     assert total.checked, total.message
+
+
+HEALTH_CARE = ("Health Care Business (18.4% of consolidated sales): Year 2018 results: Sales in "
+               "Health Care totaled $6.0 billion, up 2.9 percent in U.S. dollars.")  # fmt: skip
+
+
+def test_a_small_number_added_is_an_amount_a_source_must_print() -> None:
+    """Stop 48, a rewording over 3M's 10-K: "6.0 billion - 5.0 billion" for the change in net
+    sales was shown checked, 5.0 in no source: numbers up to 12 passed as constants (months,
+    the 3 of an average) wherever they stood."""
+    passages = [_passage(1, HEALTH_CARE)]
+    question = "What was the difference between 3M's net sales in 2018 and in 2017?"
+    (made_up,) = check_calculations("Calculation: 6.0 billion - 5.0 billion = 1.0 billion",
+                                    passages, question)  # fmt: skip
+    assert made_up.problem is CalculationProblem.INPUT_NOT_IN_SOURCES
+    (average,) = check_calculations("Calculation: (4,180,339 [1] + 3,431,434 [1]) / 2 = "
+                                    "3,805,886.5", PASSAGES, "What was the average domestic "
+                                    "streaming revenue in 2014 and 2015?")  # fmt: skip
+    assert average.checked  # the 2 divides: a constant
+    (growth,) = check_calculations("Calculation: (4,180,339 [1] / 3,431,434 [1] - 1) × 100 = "
+                                   "21.8%", PASSAGES, "By what percent did domestic streaming "
+                                   "revenues grow from 2014 to 2015?")  # fmt: skip
+    assert growth.checked  # 1 and 100 stand where constants do
+
+
+def test_a_number_taken_twice_where_the_sources_print_it_once_is_flagged() -> None:
+    """Stop 48: "6.0 [4] + 6.0 [5]" for 3M's Consumer and Health Care sales together, both the
+    one sentence about Health Care."""
+    passages = [_passage(1, HEALTH_CARE)]
+    question = "In 2018, how much did 3M sell in its Consumer and Health Care segments together?"
+    (twice,) = check_calculations("Calculation: 6.0 billion [1] + 6.0 billion [1] = 12.0 billion",
+                                  passages, question)  # fmt: skip
+    assert twice.problem is CalculationProblem.LABEL_MISMATCH and "twice" in twice.message
+    equal_years = [_passage(1, "Segment results (in thousands)\nDVD revenues — 2015: $ 645,737 "
+                            "| 2014: $ 645,737\n")]  # fmt: skip
+    (years_sum,) = check_calculations("Calculation: 645,737 [1] + 645,737 [1] = 1,291,474",
+                                      equal_years, "What were DVD revenues in 2014 and 2015 "
+                                      "combined?")  # fmt: skip
+    assert years_sum.checked  # one value under two columns: two figures

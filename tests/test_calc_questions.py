@@ -160,3 +160,7 @@ def test_rewordings_of_the_same_request_decide_alike() -> None:
     assert needs_calculation("By how many profile views did Recruiter A exceed Recruiter B?")
     assert needs_calculation("How large was advertising expense relative to sales?")
     assert needs_calculation("What is the gap between internet use and broadband at home?")
+    # stop 48: "Adding A and B, …" (mmlb-0331~r2 and three rewordings of bench/calc_fresh.py)
+    assert needs_calculation("Adding 2017 and 2018, how much operating income did 3M report?")
+    assert needs_calculation("Add the Prosecution Services Staff and the MQA leadership.")
+    assert not needs_calculation("Which features were added to the app in version 2?")

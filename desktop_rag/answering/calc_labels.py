@@ -160,9 +160,27 @@ def label_problems(
             problems.extend(_closer_row(item.text, in_period or places, asked, others))
     if ratio and shares and not any(shares):
         problems.append("no input is labelled with what the question asks")
+    if not ratio:
+        problems.extend(_counted_twice(placed))
     if not ratio and not problems:
         problems.extend(_unread_columns(placed, asked, passages))
     return problems
+
+
+def _counted_twice(placed: Sequence[tuple[CheckedInput, list[Printed]]]) -> list[str]:
+    """A problem for a number added or subtracted twice where the sources print it with one
+    meaning ("6.0 [4] + 6.0 [5]" for the Consumer and Health Care segments together, both
+    read from "Sales in Health Care totaled $6.0 billion"). The same value under two labels
+    or columns (one year's revenue equal to the next's) is no problem."""
+    meanings: dict[Decimal, set[tuple[str, str]]] = {}
+    taken: dict[Decimal, list[str]] = {}
+    for item, places in placed:
+        value = Decimal(str(item.value)).normalize()
+        meanings.setdefault(value, set()).update((p.label, p.column) for p in places)
+        taken.setdefault(value, []).append(item.text)
+    return [f"{texts[0]} is taken twice; the sources print it once, as "
+            f"\u201c{next(iter(meanings[v]))[0]}\u201d"
+            for v, texts in taken.items() if len(texts) > 1 and len(meanings[v]) == 1]  # fmt: skip
 
 
 def _unread_columns(

@@ -38,6 +38,7 @@ _RULES = [
     r"\bpercentage points?\b|\bin percent\b",
     r"\baverages?\b|\b(?:the|a|an|arithmetic) mean\b|\bmean (?:of|value)\b",
     r"\btotals?\b|\bsum\b|\bcombined\b|\baltogether\b|\btogether\b|\badd(?:ed|ing|s)? up\b",
+    r"\badd(?:ing)?\b[^?]{1,80}\b(?:and|plus)\b",  # "Adding 2017 and 2018, how much …"
     r"\bcompar(?:e|ed|es|ing|ison)\b",
     rf"\b(?:from|between) {_YEAR} (?:to|and|through|until) {_YEAR}",
     r"\bmargins?\b",

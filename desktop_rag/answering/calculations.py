@@ -59,6 +59,7 @@ _STATED = re.compile(
     re.IGNORECASE,
 )
 _DIVIDES = re.compile(r"[/÷]")
+_FACTOR_OPS = frozenset("×*/÷")
 _FORMULA = re.compile(r"[0-9)]\s*[-+×÷*/−–]\s*[$€£(]?\s*[0-9.(]")  # "5,428,964 / 2"
 _LAST_RESULT = re.compile(r"[=≈]")
 _MARKERS = re.compile(r"\s*\[[0-9,;\s\-–]+\]")
@@ -89,7 +90,8 @@ def _check(
     calc: Calculation, sources: Sources, question: str, earlier: Sequence[CheckedCalculation]
 ) -> CheckedCalculation:
     calc = _final_result(calc)
-    inputs = tuple(_check_input(i, sources, earlier) for i in _aligned(calc))
+    inputs = tuple(_check_input(i, sources, earlier, factor)
+                   for i, factor in zip(_aligned(calc), _factors(calc.expression), strict=True))
     formula = _formula(calc.expression, inputs)
 
     def not_computed(problem: CalculationProblem, message: str) -> CheckedCalculation:
@@ -148,13 +150,26 @@ def _aligned(calc: Calculation) -> list[CitedInput]:
     return aligned
 
 
+def _factors(expression: str) -> list[bool]:
+    """For each number of the expression, whether it multiplies or divides what stands beside
+    it (the 2 of "(a + b) / 2", the 100 of "× 100"): where a constant may stand. A number
+    added or subtracted is an amount, which a source must print: "6.0 billion - 5.0 billion"
+    with 5.0 in no source is no calculation of constants."""
+    out = []
+    for m in _NUMBER.finditer(expression):
+        before, after = expression[: m.start()].rstrip(" $€£"), expression[m.end() :].lstrip()
+        out.append(before[-1:] in _FACTOR_OPS or after[:1] in _FACTOR_OPS)
+    return out
+
+
 def _check_input(
-    cited: CitedInput, sources: Sources, earlier: Sequence[CheckedCalculation]
+    cited: CitedInput, sources: Sources, earlier: Sequence[CheckedCalculation], factor: bool
 ) -> CheckedInput:
     """Where the number is printed: in the passages it cites, or (uncited) in any passage; else
-    which earlier calculation gave it."""
+    which earlier calculation gave it. A constant (12 months, × 100) needs no source where it
+    multiplies or divides; 1 anywhere ("(a / b - 1) × 100")."""
     value = Decimal(cited.number.replace(",", ""))
-    constant = value in CONSTANTS
+    constant = value in CONSTANTS and (factor or value == 1)
     wanted = list(dict.fromkeys(cited.citations)) if cited.citations else list(sources)
     if constant and not cited.citations:
         wanted = []  # the 100 of a percentage is not looked up (it is in every report)
