@@ -30,14 +30,8 @@ from dataclasses import dataclass
 from desktop_rag.answering.calc_labels import content_stems, years
 from desktop_rag.domain import Passage
 from desktop_rag.text.numbers import NUMBER_PATTERN
-from desktop_rag.text.words import words
+from desktop_rag.text.words import present_form, words
 
-_IRREGULAR = {"grew": "grow", "grown": "grow", "rose": "rise", "risen": "rise", "fell": "fall",
-              "fallen": "fall", "shrank": "shrink", "shrunk": "shrink", "spent": "spend",
-              "paid": "pay", "sold": "sell", "made": "make", "gave": "give", "given": "give",
-              "bought": "buy", "held": "hold", "lost": "lose", "won": "win", "took": "take",
-              "taken": "take", "brought": "bring", "kept": "keep", "went": "go",
-              "gone": "go", "saw": "see", "seen": "see", "led": "lead"}  # fmt: skip
 _ASKING = frozenset({"much", "mani"})  # "how much", "how many": the asking, not the value
 _ROW = " — "  # a table row as the table pass renders it: label — column: value | …
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+(?=[A-Z0-9(])|\n")
@@ -54,7 +48,7 @@ class Stated:
 
 
 def _stems(text: str) -> frozenset[str]:
-    regular = " ".join(_IRREGULAR.get(w, w) for w in words(text))
+    regular = " ".join(present_form(w) for w in words(text))
     return content_stems(regular)
 
 
@@ -117,11 +111,11 @@ def _bound_as_asked(question: str, label: str) -> bool:
     change ("By how much did revenue grow?", "How much did revenue grow?"), which a level
     does not state; a question without the verb asks for no change ("What were sales?" is not
     stated by "rose by 1.6"). Lines whose number no verb binds so are not concerned."""
-    said = [_IRREGULAR.get(w, w) for w in words(label)]
+    said = [present_form(w) for w in words(label)]
     if len(said) < 2 or said[-1] not in ("to", "by"):
         return True
     verb = content_stems(said[-2])
-    asked = [_IRREGULAR.get(w, w) for w in words(question.split("?", 1)[0])]
+    asked = [present_form(w) for w in words(question.split("?", 1)[0])]
     uses = [i for i, w in enumerate(asked) if verb and content_stems(w) == verb]
     if not uses:  # a change ("rose by 1.6") is no level the question asks without the change
         return said[-1] == "to"
