@@ -53,6 +53,16 @@ def test_a_wrong_result_shows_the_right_one_and_an_unfound_input_no_result() -> 
     assert "6,180,339" not in missing  # no result is shown for it, not even the model's
 
 
+def test_a_refusal_shows_the_calculation_that_needed_an_invented_input() -> None:
+    """Stop 48: an answer whose calculation used a number no source prints is shown as the
+    refusal, and the note under it says why."""
+    missing = _checked("Calculation: 4,180,339 [1] + 522,100 [1] = 4,702,439")
+    html = answer_html(TurnView("q", "The documents do not contain this information.",
+                                refused=True, calculations=(missing,)))  # fmt: skip
+    assert "Not answered from your documents." in html and "Not computed:</b>" in html
+    assert "522,100 is not in source 1." in html and "4,702,439" not in html
+
+
 def test_hostile_text_in_a_formula_is_escaped() -> None:
     html = calculation_row(_checked("Calculation: <b>1</b> + <img src='x'> [1] = 2"))
     assert "<img" not in html and "<b>1</b>" not in html and "&lt;img src" in html

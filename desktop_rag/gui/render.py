@@ -96,7 +96,7 @@ def answer_html(turn: TurnView, index: int = 0) -> str:
             '<table width="100%" cellpadding="8" style="background-color:#eeeeee;">'
             '<tr><td><b><i>Not answered from your documents.</i></b>'
             f'<div style="color:#555;">{body}</div></td></tr></table>'
-        )
+        ) + calculations_html(turn.calculations, index)  # why: "Not computed: … (3.8 is in none …)"
     return (body + inferred_links(turn.inferred, index)
             + calculations_html(turn.calculations, index) + _footer(turn))
 
