@@ -232,7 +232,7 @@ HEALTH_CARE = ("Health Care Business (18.4% of consolidated sales): Year 2018 re
 def test_a_small_number_added_is_an_amount_a_source_must_print() -> None:
     """Stop 48, a rewording over 3M's 10-K: "6.0 billion - 5.0 billion" for the change in net
     sales was shown checked, 5.0 in no source: numbers up to 12 passed as constants (months,
-    the 3 of an average) wherever they stood."""
+    the 3 of an average) wherever they stood. Bare whole numbers still may: counted items."""
     passages = [_passage(1, HEALTH_CARE)]
     question = "What was the difference between 3M's net sales in 2018 and in 2017?"
     (made_up,) = check_calculations("Calculation: 6.0 billion - 5.0 billion = 1.0 billion",
@@ -246,6 +246,13 @@ def test_a_small_number_added_is_an_amount_a_source_must_print() -> None:
                                    "21.8%", PASSAGES, "By what percent did domestic streaming "
                                    "revenues grow from 2014 to 2015?")  # fmt: skip
     assert growth.checked  # 1 and 100 stand where constants do
+    figures = [_passage(1, "Two figures show the model; three show the results.")]
+    (counted,) = check_calculations("Calculation: 2 + 3 = 5", figures,
+                                    "How many figures are there in total?")  # fmt: skip
+    assert counted.checked  # whole numbers written bare: items the model counted
+    (scaled,) = check_calculations("Calculation: 2 billion + 3 billion = 5 billion", figures,
+                                   "How much were sales in total?")  # fmt: skip
+    assert scaled.problem is CalculationProblem.INPUT_NOT_IN_SOURCES
 
 
 def test_a_number_taken_twice_where_the_sources_print_it_once_is_flagged() -> None:

@@ -60,6 +60,11 @@ _STATED = re.compile(
 )
 _DIVIDES = re.compile(r"[/÷]")
 _FACTOR_OPS = frozenset("×*/÷")
+_AMOUNT = re.compile(
+    rf"[$€£]\s*(?P<signed>{NUMBER_PATTERN})|(?P<scaled>{NUMBER_PATTERN})\s*(?:%|per ?cent\b|"
+    rf"(?:{'|'.join(sorted(SCALE_WORDS, key=len, reverse=True))})\b)",
+    re.IGNORECASE,
+)
 _FORMULA = re.compile(r"[0-9)]\s*[-+×÷*/−–]\s*[$€£(]?\s*[0-9.(]")  # "5,428,964 / 2"
 _LAST_RESULT = re.compile(r"[=≈]")
 _MARKERS = re.compile(r"\s*\[[0-9,;\s\-–]+\]")
@@ -90,7 +95,8 @@ def _check(
     calc: Calculation, sources: Sources, question: str, earlier: Sequence[CheckedCalculation]
 ) -> CheckedCalculation:
     calc = _final_result(calc)
-    inputs = tuple(_check_input(i, sources, earlier, factor)
+    amounts = _amounts(calc.line)
+    inputs = tuple(_check_input(i, sources, earlier, factor or _counted(i.number, amounts))
                    for i, factor in zip(_aligned(calc), _factors(calc.expression), strict=True))
     formula = _formula(calc.expression, inputs)
 
@@ -153,8 +159,8 @@ def _aligned(calc: Calculation) -> list[CitedInput]:
 def _factors(expression: str) -> list[bool]:
     """For each number of the expression, whether it multiplies or divides what stands beside
     it (the 2 of "(a + b) / 2", the 100 of "× 100"): where a constant may stand. A number
-    added or subtracted is an amount, which a source must print: "6.0 billion - 5.0 billion"
-    with 5.0 in no source is no calculation of constants."""
+    added or subtracted and written as an amount (`_amounts`) is one a source must print:
+    "6.0 billion - 5.0 billion" with 5.0 in no source is no calculation of constants."""
     out = []
     for m in _NUMBER.finditer(expression):
         before, after = expression[: m.start()].rstrip(" $€£"), expression[m.end() :].lstrip()
@@ -162,12 +168,25 @@ def _factors(expression: str) -> list[bool]:
     return out
 
 
+def _amounts(line: str) -> frozenset[str]:
+    """The numbers a calculation line writes as amounts: with a decimal point, a currency sign
+    or a scale word ("6.0", "$5", "5 billion", "3%")."""
+    return frozenset(m.group("signed") or m.group("scaled") for m in _AMOUNT.finditer(line))
+
+
+def _counted(number: str, amounts: frozenset[str]) -> bool:
+    """A whole number written bare ("2 + 3 = 5"): items the model counted (two figures on one
+    page, three on another), which a source may name in words or not at all."""
+    return number not in amounts and "." not in number
+
+
 def _check_input(
     cited: CitedInput, sources: Sources, earlier: Sequence[CheckedCalculation], factor: bool
 ) -> CheckedInput:
     """Where the number is printed: in the passages it cites, or (uncited) in any passage; else
     which earlier calculation gave it. A constant (12 months, × 100) needs no source where it
-    multiplies or divides; 1 anywhere ("(a / b - 1) × 100")."""
+    multiplies or divides (`factor`; the caller also passes bare whole numbers, which may be
+    items the model counted), and 1 anywhere ("(a / b - 1) × 100")."""
     value = Decimal(cited.number.replace(",", ""))
     constant = value in CONSTANTS and (factor or value == 1)
     wanted = list(dict.fromkeys(cited.citations)) if cited.citations else list(sources)
