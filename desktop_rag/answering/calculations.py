@@ -60,11 +60,7 @@ _STATED = re.compile(
 )
 _DIVIDES = re.compile(r"[/÷]")
 _FACTOR_OPS = frozenset("×*/÷")
-_AMOUNT = re.compile(
-    rf"[$€£]\s*(?P<signed>{NUMBER_PATTERN})|(?P<scaled>{NUMBER_PATTERN})\s*(?:%|per ?cent\b|"
-    rf"(?:{'|'.join(sorted(SCALE_WORDS, key=len, reverse=True))})\b)",
-    re.IGNORECASE,
-)
+_CURRENCY = re.compile(rf"[$€£]\s*(?P<number>{NUMBER_PATTERN})")
 _FORMULA = re.compile(r"[0-9)]\s*[-+×÷*/−–]\s*[$€£(]?\s*[0-9.(]")  # "5,428,964 / 2"
 _LAST_RESULT = re.compile(r"[=≈]")
 _MARKERS = re.compile(r"\s*\[[0-9,;\s\-–]+\]")
@@ -169,9 +165,10 @@ def _factors(expression: str) -> list[bool]:
 
 
 def _amounts(line: str) -> frozenset[str]:
-    """The numbers a calculation line writes as amounts: with a decimal point, a currency sign
-    or a scale word ("6.0", "$5", "5 billion", "3%")."""
-    return frozenset(m.group("signed") or m.group("scaled") for m in _AMOUNT.finditer(line))
+    """The numbers a calculation line writes with a currency sign, a scale word or a percent
+    sign ("$5", "5 billion", "3%"): amounts, as one with a decimal point is ("6.0")."""
+    scaled = {m.group("number") for m in _STATED.finditer(line) if m.group("tail")}
+    return frozenset(scaled | {m.group("number") for m in _CURRENCY.finditer(line)})
 
 
 def _counted(number: str, amounts: frozenset[str]) -> bool:

@@ -51,9 +51,7 @@ def consistent(
     if prompts.is_not_found(text) and kept:
         if any(c.checked for c in kept):
             return _without_refusals(text) or text, kept
-        shown = [c.line for c in kept if c.line]  # the lines the calculation parser read
-        lines = [line for line in text.splitlines() if not any(s in line for s in shown)]
-        return "\n".join(lines).strip() or prompts.NOT_FOUND, ()
+        return "\n".join(_other_lines(text, kept)).strip() or prompts.NOT_FOUND, ()
     if invented := _on_invented_inputs(kept):
         text = _without_results(text, [kept[i] for i in sorted(invented)]) or prompts.NOT_FOUND
     if not kept and not prompts.is_not_found(text) and states_nothing(text, question):
@@ -75,16 +73,19 @@ def _on_invented_inputs(calculations: Sequence[CheckedCalculation]) -> set[int]:
 
 def _without_results(text: str, dropped: Sequence[CheckedCalculation]) -> str:
     """`text` without the dropped calculations' lines and the sentences stating their results."""
-    shown = [c.line for c in dropped if c.line]
     results = frozenset().union(*(Claim(c.stated).numbers for c in dropped if c.stated))
     lines = []
-    for line in text.splitlines():
-        if any(s in line for s in shown):
-            continue
+    for line in _other_lines(text, dropped):
         kept = [s for s in _SENTENCE.split(line) if not Claim(strip_markers(s)).numbers & results]
         lines.append(" ".join(kept))
     out = "\n".join(line for line in lines if line.strip()).strip()
     return out if words(strip_markers(out)) else ""
+
+
+def _other_lines(text: str, calculations: Sequence[CheckedCalculation]) -> list[str]:
+    """The lines of `text` that are none of the calculations' lines (as the parser read them)."""
+    shown = [c.line for c in calculations if c.line]
+    return [line for line in text.splitlines() if not any(s in line for s in shown)]
 
 
 def _without_refusals(text: str) -> str:
