@@ -39,7 +39,7 @@ class RecordingJudge:
     """Says nothing; keeps what it was asked to judge."""
 
     def __init__(self) -> None:
-        self.asked: list[tuple[str, list[str]]] = []
+        self.asked: list[tuple[str, list[str], list[str]]] = []
 
     def judge(
         self,
@@ -48,8 +48,9 @@ class RecordingJudge:
         lines: Sequence[str],
         cancel: CancelToken | None = None,
         on_batch: BatchSink | None = None,
+        anchors: Sequence[str] = (),
     ) -> Verdicts:
-        self.asked.append((wanted, list(lines)))
+        self.asked.append((wanted, list(lines), list(anchors)))
         return Verdicts(said=[None] * len(lines))
 
 
@@ -80,10 +81,11 @@ def collect(
             scope = DocScope(only=frozenset({ids[q.doc]}))
             _ask_route(route, q.question, scope)
             truth = {_norm(i) for i in q.items}
-            for wanted, lines in recorder.asked:
+            for wanted, lines, anchors in recorder.asked:
                 kept = lines[:max_lines]
                 cases.append({"id": q.id, "question": q.question, "wanted": wanted,
                               "lines": kept, "truth": [_norm(x) in truth for x in kept],
+                              "anchors": anchors,
                               "candidates": len(lines)})  # fmt: skip
     services.close()
     return cases
