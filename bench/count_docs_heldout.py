@@ -93,8 +93,9 @@ def shipping(rng: random.Random, small: bool) -> Draft:
     lines: list[Line] = []
     for number in range(2201, 2201 + total):
         port = rng.choice(PORTS)
+        keys = ("rotterdam",) if port == "Rotterdam" else ()
         lines.append((f"SH-{number} left {_day(rng):%d.%m.%Y} for {port}, "
-                      f"{rng.randint(2, 40)} pallets.", ("rotterdam",) if port == "Rotterdam" else ()))
+                      f"{rng.randint(2, 40)} pallets.", keys))  # fmt: skip
     asks = [("How many shipments went to Rotterdam?", "condition", "rotterdam")]
     return Draft("shipping-1.pdf", "Shipping log", _paged(lines, pages, "Shipping"), asks)
 
