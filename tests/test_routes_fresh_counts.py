@@ -8,6 +8,9 @@ truth: what the route hands to the judge decides whether an exact count is possi
 - Where some loans say "returned 3 weeks late", the others may say it otherwise ("overdue when
   it came back"): they go to the judge, but not those putting another value in that place
   ("returned early"), which are no items.
+- A helpdesk list never says "ticket", a fleet list says "Van": every record of the register
+  goes to the judge ("toner empty" is a printing problem; "taken off the road" did not pass),
+  and no note beside the records.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ import pytest
 from route_fakes import JudgeEngine
 
 from bench.count_docs import CountQuestion, questions_of, write_pdf
-from bench.count_docs_fresh import claims, samples
-from bench.count_docs_more import loans
+from bench.count_docs_fresh import claims, helpdesk, samples
+from bench.count_docs_more import fleet, loans
 from desktop_rag.bootstrap import build_context
 from desktop_rag.config import Settings
 from desktop_rag.domain import DocScope, RouteName
@@ -34,7 +37,8 @@ Library = tuple[Services, JudgeEngine, dict[str, CountQuestion], dict[str, str]]
 def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
     root = tmp_path_factory.mktemp("fresh")
     rng = random.Random(3)
-    drafts = [claims(rng, True), samples(rng, True), loans(rng, True)]
+    drafts = [claims(rng, True), samples(rng, True), loans(rng, True), helpdesk(rng, True),
+              fleet(rng, True)]  # fmt: skip
     (root / "docs").mkdir()
     for draft in drafts:
         write_pdf(root / "docs" / draft.name, draft)
@@ -92,3 +96,17 @@ def test_items_that_say_the_condition_otherwise_are_judged_and_a_template_once(
     assert judged < lines - len(stated)  # "returned early", "returned on time": not asked
     otherwise = set(q.items) - set(stated)
     assert otherwise <= set(engine.judged)  # each paraphrase read on its own
+
+
+@pytest.mark.parametrize("qid", ["helpdesk-1-q1", "helpdesk-1-q1~r1", "fleet-1-q1"])
+def test_a_register_whose_lines_never_name_the_thing_has_every_record_judged(
+    library: Library, qid: str
+) -> None:
+    _, engine, questions, _ = library
+    original = questions[qid.split("~")[0]]
+    asked = {"helpdesk-1-q1~r1": "Count the tickets that concern printers or printing."}
+    count, judged = _count(library, original.doc, asked.get(qid, original.question),
+                           list(original.items))  # fmt: skip
+    records = [line for line in engine.judged if line[:3] in ("HD-", "Van")]
+    assert count == original.count > 0
+    assert judged == len(records) == (30 if original.doc.startswith("helpdesk") else 16)

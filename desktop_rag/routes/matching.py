@@ -10,8 +10,11 @@ holds the condition's proper names is a candidate for the judge ("Acme Ltd" of "
 Acme Ltd send"). A line that denies ("no outage was seen") is a candidate too. For
 "how many times is X mentioned" every occurrence of X (or of its identifier) is an item.
 When no item has every stem of the head ("incidents involved a forklift": no line says
-"involved"), every item sharing the question's words that the text states is a candidate
-(routes/content_words.py), so the judge sees all of them, not a sample.
+"involved"; "tickets about printing problems": no line says "ticket"), a document whose lines
+are records (routes/records.py: "HD-2009 (…) printer on floor 34 …") has every record judged
+that holds the question's names and numbers; in another document every item sharing the
+question's words that the text states is a candidate (routes/content_words.py), so the judge
+sees all of them, not a sample.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from desktop_rag.routes.content_words import content_word_candidates
+from desktop_rag.routes.records import with_records
 from desktop_rag.routes.target import Mode, Target
 from desktop_rag.routes.units import ItemUnit
 from desktop_rag.text.words import has_identifier, negated, occurrences, stem_set
@@ -88,6 +92,7 @@ def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
     heads = head_indices(units, sets, target)
     if not heads and not target.identifiers:
         shared, _ = content_word_candidates(units, sets, target)
+        shared = with_records(units, sets, target, shared)
         return Matches(candidates=[units[i] for i in shared],
                        decided={units[i].place for i in shared})  # fmt: skip
     out = Matches(decided={units[i].place for i in heads})

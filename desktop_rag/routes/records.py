@@ -1,0 +1,83 @@
+"""The records of a register: the lines of a document that open the same way.
+
+A register, log or tracker writes one record a line, each opening with the same shape of
+identifier ("HD-2001 (…)", "Van 12, checked …", "Sample S-300 from …", "BUG-4400 [high] …"),
+and its records seldom name the thing they are: a helpdesk list never says "ticket", a fleet
+list says "Van", not "vehicle". When no line states the thing a question counts, matching
+cannot find its items by their words, and the question's other words find only the records
+that share them ("printing" misses "toner empty"; "pass the inspection" finds the vans that
+passed, not the ones "taken off the road"). The records are then the items, and the judge reads
+every one of them that holds the condition's names and numbers: a count that never samples.
+
+A shape is read from the line's opening, up to its first token with a digit, each run of
+capitals, small letters and digits written once ("Sample S-300" → "Aa A-9"). A document's most
+common shape makes records when at least `MIN_RECORDS` lines and `MIN_SHARE` of its lines have
+it; prose, whose lines open with words, has none.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from desktop_rag.routes.target import Target
+from desktop_rag.routes.units import ItemUnit
+
+MIN_RECORDS = 5
+MIN_SHARE = 0.5
+MAX_OPENING_TOKENS = 2
+
+
+def _shape(token: str) -> str:
+    out: list[str] = []
+    for ch in token:
+        kind = "A" if ch.isupper() else "a" if ch.islower() else "9" if ch.isdigit() else ch
+        if not out or out[-1] != kind:
+            out.append(kind)
+    return "".join(out)
+
+
+def opening(text: str) -> str | None:
+    """The shape of a line's opening up to its first token with a digit; None when none of its
+    first `MAX_OPENING_TOKENS` tokens has one (a line of prose)."""
+    shapes = []
+    for token in text.split()[:MAX_OPENING_TOKENS]:
+        shapes.append(_shape(token))
+        if any(ch.isdigit() for ch in token):
+            return " ".join(shapes)
+    return None
+
+
+def record_indices(units: Sequence[ItemUnit]) -> list[int]:
+    """The indices (reading order) of the units that are records of their document."""
+    by_doc: dict[str, list[tuple[int, str | None]]] = {}
+    for i, unit in enumerate(units):
+        by_doc.setdefault(unit.chunk.doc_id, []).append((i, opening(unit.text)))
+    out: list[int] = []
+    for lines in by_doc.values():
+        shapes = Counter(shape for _, shape in lines if shape is not None)
+        if not shapes:
+            continue
+        shape, n = shapes.most_common(1)[0]
+        if n >= MIN_RECORDS and n >= MIN_SHARE * len(lines):
+            out += [i for i, s in lines if s == shape]
+    return sorted(out)
+
+
+def with_records(
+    units: Sequence[ItemUnit], sets: Sequence[frozenset[str]], target: Target, shared: list[int]
+) -> list[int]:
+    """The candidates when no line states the thing counted: in a document with records, its
+    records that hold every name and number of the question that some record states ("Lena
+    Fischer", "Well 7"); in a document without, the lines sharing the question's words
+    (`shared`, routes/content_words.py)."""
+    records = record_indices(units)
+    if not records:
+        return shared
+    recorded_docs = {units[i].chunk.doc_id for i in records}
+    exact = {s for s in (*target.head, *target.condition)
+             if s in target.names or any(ch.isdigit() for ch in s)}  # fmt: skip
+    said = {s for s in exact if any(s in sets[i] for i in records)}
+    kept = [i for i in records if said <= sets[i]]
+    rest = [i for i in shared if units[i].chunk.doc_id not in recorded_docs]
+    return sorted(kept + rest)

@@ -1,0 +1,83 @@
+"""The records of a register (routes/records.py): the lines that open with one shape of
+identifier, which a count reads whole when no line names the thing counted."""
+
+from __future__ import annotations
+
+from desktop_rag.domain import Chunk, DocKind
+from desktop_rag.routes.records import opening, record_indices, with_records
+from desktop_rag.routes.target import parse
+from desktop_rag.routes.units import ItemUnit, units_of
+from desktop_rag.text.words import stem_set
+
+HELPDESK = [
+    "Helpdesk tickets, exported 1 May",
+    "HD-2001 (2025-01-03) laptop screen flickers when docked; handled by Lena Fischer.",
+    "Note: printing costs are charged to each department from July.",
+    "HD-2002 (2025-09-04) toner empty on the second floor; handled by Yuki Mori.",
+    "HD-2003 (2025-05-15) printer on floor 3 shows a paper jam; handled by Lena Fischer.",
+    "HD-2004 (2025-04-14) password reset for a new starter; handled by Marco Rossi.",
+    "HD-2005 (2025-08-14) mailbox full warning; handled by Yuki Mori.",
+    "HD-2006 (2025-05-12) cannot print to the plotter; handled by Ines Duarte.",
+]
+PROSE = [
+    "The board met in March to discuss the budget.",
+    "Revenue grew by 4 percent in 2024.",
+    "In 2023 the company opened two plants.",
+    "Staff numbers were stable.",
+    "The outlook for next year is cautious.",
+    "Costs rose in every region.",
+]
+
+
+def _units(doc_id: str, lines: list[str]) -> list[ItemUnit]:
+    text = "\n".join(lines)
+    chunk = Chunk(f"{doc_id}:0", doc_id, f"/{doc_id}.pdf", doc_id, DocKind.PDF, text, 0, (1,),
+                  (0, len(text)))  # fmt: skip
+    return units_of(chunk)
+
+
+def test_an_opening_is_read_up_to_its_first_token_with_a_digit() -> None:
+    assert opening("HD-2001 (2025-01-03) laptop screen") == "A-9"
+    assert opening("Sample S-300 from Well 2") == opening("Sample S-417 from the river") == "Aa A-9"
+    assert opening("Van 12, checked 2025-02-26") == opening("Van 3, passed") == "Aa 9,"
+    assert opening("Revenue grew by 4 percent") is None  # prose: its first words hold no digit
+    assert opening("Note: printing costs") is None
+
+
+def test_the_lines_that_open_alike_are_a_registers_records() -> None:
+    units = _units("helpdesk", HELPDESK)
+    records = [units[i].text for i in record_indices(units)]
+    assert records == [line for line in HELPDESK if line.startswith("HD-")]
+
+
+def test_prose_and_a_few_numbered_lines_are_no_register() -> None:
+    assert record_indices(_units("report", PROSE)) == []
+    numbered = ["Step 1: open the lid.", "Step 2: fill the tank.", *PROSE]
+    assert record_indices(_units("manual", numbered)) == []  # 2 lines: too few, too rare
+
+
+def test_every_record_is_a_candidate_when_no_line_names_the_thing_counted() -> None:
+    units = _units("helpdesk", HELPDESK)
+    sets = [stem_set(u.text) for u in units]
+    target = parse("How many tickets were about printing problems?")
+    shared = [i for i, s in enumerate(sets) if "print" in s]  # the words alone: a sample
+    picked = [units[i].text for i in with_records(units, sets, target, shared)]
+    assert len(picked) == 6 and not any(t.startswith("Note:") for t in picked)
+    assert any("toner empty" in t for t in picked)  # shares no word with the question
+
+
+def test_a_name_some_record_states_narrows_the_records_and_one_none_states_does_not() -> None:
+    units = _units("helpdesk", HELPDESK)
+    sets = [stem_set(u.text) for u in units]
+    lena = with_records(units, sets, parse("How many tickets did Lena Fischer handle?"), [])
+    assert [units[i].text[:7] for i in lena] == ["HD-2001", "HD-2003"]
+    nobody = with_records(units, sets, parse("How many tickets did Omar Haddad handle?"), [])
+    assert len(nobody) == 6
+
+
+def test_a_document_without_records_keeps_the_lines_sharing_the_questions_words() -> None:
+    units = _units("helpdesk", HELPDESK) + _units("report", PROSE)
+    sets = [stem_set(u.text) for u in units]
+    revenue = [i for i, u in enumerate(units) if "Revenue" in u.text]
+    picked = with_records(units, sets, parse("How many tickets mention revenue?"), revenue)
+    assert revenue[0] in picked and len(picked) == 7
