@@ -3,7 +3,10 @@ identifier, which a count reads whole when no line names the thing counted."""
 
 from __future__ import annotations
 
+import pytest
+
 from desktop_rag.domain import Chunk, DocKind
+from desktop_rag.routes import records
 from desktop_rag.routes.records import opening, record_indices, with_records
 from desktop_rag.routes.target import parse
 from desktop_rag.routes.units import ItemUnit, units_of
@@ -81,3 +84,14 @@ def test_a_document_without_records_keeps_the_lines_sharing_the_questions_words(
     revenue = [i for i, u in enumerate(units) if "Revenue" in u.text]
     picked = with_records(units, sets, parse("How many tickets mention revenue?"), revenue)
     assert revenue[0] in picked and len(picked) == 7
+
+
+def test_a_register_too_long_to_judge_whole_keeps_the_lines_sharing_the_questions_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    units = _units("helpdesk", HELPDESK)
+    sets = [stem_set(u.text) for u in units]
+    target = parse("How many tickets were about printing problems?")
+    shared = [i for i, s in enumerate(sets) if "print" in s]
+    monkeypatch.setattr(records, "MAX_RECORDS_JUDGED", 5)  # 6 records: over it
+    assert with_records(units, sets, target, shared) == shared

@@ -26,6 +26,10 @@ from desktop_rag.routes.units import ItemUnit
 MIN_RECORDS = 5
 MIN_SHARE = 0.5
 MAX_OPENING_TOKENS = 2
+# The most records a question has judged (about a second a line here: some 7 minutes). An
+# incident log of 1,806 records asked "Which entries are badge reader faults?" would take half an
+# hour; beyond this the lines sharing the question's words are judged, as without records.
+MAX_RECORDS_JUDGED = 400
 
 
 def _shape(token: str) -> str:
@@ -70,7 +74,8 @@ def with_records(
     """The candidates when no line states the thing counted: in a document with records, its
     records that hold every name and number of the question that some record states ("Lena
     Fischer", "Well 7"); in a document without, the lines sharing the question's words
-    (`shared`, routes/content_words.py)."""
+    (`shared`, routes/content_words.py). Where the records to judge would be more than
+    `MAX_RECORDS_JUDGED`, `shared` as it is."""
     records = record_indices(units)
     if not records:
         return shared
@@ -79,5 +84,7 @@ def with_records(
              if s in target.names or any(ch.isdigit() for ch in s)}  # fmt: skip
     said = {s for s in exact if any(s in sets[i] for i in records)}
     kept = [i for i in records if said <= sets[i]]
+    if len(kept) > MAX_RECORDS_JUDGED:
+        return shared
     rest = [i for i in shared if units[i].chunk.doc_id not in recorded_docs]
     return sorted(kept + rest)
