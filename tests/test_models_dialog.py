@@ -161,3 +161,18 @@ def test_the_window_opens_models_and_a_chosen_chat_model_is_applied(
     dialog.close()
     assert window.shutdown()
     fake.close()
+
+
+def test_the_dialog_keeps_the_garbage_collector_in_the_gui_thread_while_open(
+    dialog: ModelsDialog,
+) -> None:
+    import gc
+
+    from desktop_rag.gui import gui_gc
+
+    # its worker thread allocates: a Qt object collected there would abort the process
+    assert not gc.isenabled() and gui_gc.holders() >= 1
+    held = gui_gc.holders()
+    dialog.close()
+    dialog.reject()  # a second way out releases nothing twice
+    assert gui_gc.holders() == held - 1

@@ -35,6 +35,7 @@ from desktop_rag.catalog.installed import InstallState
 from desktop_rag.catalog.service import ModelRow, ModelsService
 from desktop_rag.domain.errors import DesktopRagError
 from desktop_rag.domain.progress import ProgressEvent
+from desktop_rag.gui.gui_gc import hold_gui_thread_gc, release_gui_thread_gc
 from desktop_rag.gui.models_table import details_html, entry_id_at, fill, new_table
 from desktop_rag.gui.workers import Job, SerialWorker
 
@@ -54,6 +55,10 @@ class ModelsDialog(QDialog):
                  errors: ErrorSink, writer: SerialWorker | None = None,
                  switch: SwitchRunner | None = None) -> None:
         super().__init__(parent)
+        # its worker allocates too: a Qt object in a cycle must not die in that thread, also
+        # where no window holds the collector (the dialog on its own, as in its tests)
+        hold_gui_thread_gc()
+        self._gc_held = True
         self.make_service, self.errors = make_service, errors
         self.writer, self.switch = writer, switch
         self.worker = SerialWorker("model-downloads", self)
@@ -258,6 +263,16 @@ class ModelsDialog(QDialog):
         self.cancel()
         self.worker.shutdown()
         super().closeEvent(event)
+        self._release_gc()
+
+    def done(self, result: int) -> None:
+        super().done(result)
+        self._release_gc()
+
+    def _release_gc(self) -> None:
+        if self._gc_held:
+            self._gc_held = False
+            release_gui_thread_gc()
 
 
 def models_service(services: object) -> ModelsService:
