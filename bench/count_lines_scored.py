@@ -95,10 +95,13 @@ def compare(rows: Rows, workdir: Path) -> dict[str, dict[str, dict[str, float]]]
     import desktop_rag.routes.matching as matching
     from desktop_rag.routes.records import with_records
 
-    def unchanged(units: Any, sets: Any, target: Any, shared: list[int]) -> list[int]:
-        return shared
+    def unchanged(
+        units: Any, sets: Any, target: Any, shared: list[int]
+    ) -> tuple[list[int], frozenset[str]]:
+        return shared, frozenset()
 
-    rules: dict[str, Callable[..., list[int]]] = {"without": unchanged, "records": with_records}
+    rules: dict[str, Callable[..., tuple[list[int], frozenset[str]]]] = {
+        "without": unchanged, "records": with_records}  # fmt: skip
     services, ids = _library(None, workdir)
     tally: dict[str, dict[str, list[int]]] = {}
     for row in rows:

@@ -64,17 +64,19 @@ def test_every_record_is_a_candidate_when_no_line_names_the_thing_counted() -> N
     sets = [stem_set(u.text) for u in units]
     target = parse("How many tickets were about printing problems?")
     shared = [i for i, s in enumerate(sets) if "print" in s]  # the words alone: a sample
-    picked = [units[i].text for i in with_records(units, sets, target, shared)]
+    indices, registers = with_records(units, sets, target, shared)
+    picked = [units[i].text for i in indices]
     assert len(picked) == 6 and not any(t.startswith("Note:") for t in picked)
+    assert registers == {"helpdesk"}  # its note is no item, not even by similarity
     assert any("toner empty" in t for t in picked)  # shares no word with the question
 
 
 def test_a_name_some_record_states_narrows_the_records_and_one_none_states_does_not() -> None:
     units = _units("helpdesk", HELPDESK)
     sets = [stem_set(u.text) for u in units]
-    lena = with_records(units, sets, parse("How many tickets did Lena Fischer handle?"), [])
+    lena, _ = with_records(units, sets, parse("How many tickets did Lena Fischer handle?"), [])
     assert [units[i].text[:7] for i in lena] == ["HD-2001", "HD-2003"]
-    nobody = with_records(units, sets, parse("How many tickets did Omar Haddad handle?"), [])
+    nobody, _ = with_records(units, sets, parse("How many tickets did Omar Haddad handle?"), [])
     assert len(nobody) == 6
 
 
@@ -82,8 +84,9 @@ def test_a_document_without_records_keeps_the_lines_sharing_the_questions_words(
     units = _units("helpdesk", HELPDESK) + _units("report", PROSE)
     sets = [stem_set(u.text) for u in units]
     revenue = [i for i, u in enumerate(units) if "Revenue" in u.text]
-    picked = with_records(units, sets, parse("How many tickets mention revenue?"), revenue)
-    assert revenue[0] in picked and len(picked) == 7
+    picked, registers = with_records(units, sets, parse("How many tickets mention revenue?"),
+                                     revenue)  # fmt: skip
+    assert revenue[0] in picked and len(picked) == 7 and registers == {"helpdesk"}
 
 
 def test_a_register_too_long_to_judge_whole_keeps_the_lines_sharing_the_questions_words(
@@ -94,4 +97,4 @@ def test_a_register_too_long_to_judge_whole_keeps_the_lines_sharing_the_question
     target = parse("How many tickets were about printing problems?")
     shared = [i for i, s in enumerate(sets) if "print" in s]
     monkeypatch.setattr(records, "MAX_RECORDS_JUDGED", 5)  # 6 records: over it
-    assert with_records(units, sets, target, shared) == shared
+    assert with_records(units, sets, target, shared) == (shared, frozenset())

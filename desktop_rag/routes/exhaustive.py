@@ -167,8 +167,8 @@ class ExhaustiveRoute:
             return []
         taken = matches.decided  # an item of the head is settled, whatever its condition
         by_chunk: dict[str, list[ItemUnit]] = {}
-        for unit in scan.units:
-            if unit.place not in taken:
+        for unit in scan.units:  # not a register's other lines: no record, no item
+            if unit.place not in taken and unit.chunk.doc_id not in matches.registers:
                 by_chunk.setdefault(unit.chunk.chunk_id, []).append(unit)
         wanted = target.head_noun if target.condition else target.description
         result = self.paraphrases().find(wanted or target.description, scan.chunks,

@@ -48,6 +48,7 @@ class Matches:
     anchors: list[ItemUnit] = field(default_factory=list)  # items stating the condition as asked
     condition_stated: bool = True  # False: the condition's words are in no head item
     decided: set[tuple[object, ...]] = field(default_factory=set)  # places matching settled
+    registers: frozenset[str] = frozenset()  # documents whose records are every item (doc ids)
 
 
 def _has(unit_stems: frozenset[str], wanted: Sequence[str]) -> bool:
@@ -92,9 +93,9 @@ def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
     heads = head_indices(units, sets, target)
     if not heads and not target.identifiers:
         shared, _ = content_word_candidates(units, sets, target)
-        shared = with_records(units, sets, target, shared)
+        shared, registers = with_records(units, sets, target, shared)
         return Matches(candidates=[units[i] for i in shared],
-                       decided={units[i].place for i in shared})  # fmt: skip
+                       decided={units[i].place for i in shared}, registers=registers)  # fmt: skip
     out = Matches(decided={units[i].place for i in heads})
     chosen = heads
     if target.condition:

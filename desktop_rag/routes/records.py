@@ -70,21 +70,22 @@ def record_indices(units: Sequence[ItemUnit]) -> list[int]:
 
 def with_records(
     units: Sequence[ItemUnit], sets: Sequence[frozenset[str]], target: Target, shared: list[int]
-) -> list[int]:
+) -> tuple[list[int], frozenset[str]]:
     """The candidates when no line states the thing counted: in a document with records, its
     records that hold every name and number of the question that some record states ("Lena
     Fischer", "Well 7"); in a document without, the lines sharing the question's words
     (`shared`, routes/content_words.py). Where the records to judge would be more than
-    `MAX_RECORDS_JUDGED`, `shared` as it is."""
+    `MAX_RECORDS_JUDGED`, `shared` as it is. Also the documents read as registers: a line of
+    theirs that is no record (a note) is no item, not even by similarity."""
     records = record_indices(units)
     if not records:
-        return shared
+        return shared, frozenset()
     recorded_docs = {units[i].chunk.doc_id for i in records}
     exact = {s for s in (*target.head, *target.condition)
              if s in target.names or any(ch.isdigit() for ch in s)}  # fmt: skip
     said = {s for s in exact if any(s in sets[i] for i in records)}
     kept = [i for i in records if said <= sets[i]]
     if len(kept) > MAX_RECORDS_JUDGED:
-        return shared
+        return shared, frozenset()
     rest = [i for i in shared if units[i].chunk.doc_id not in recorded_docs]
-    return sorted(kept + rest)
+    return sorted(kept + rest), frozenset(recorded_docs)
