@@ -107,8 +107,7 @@ def compare(rows: Rows, workdir: Path) -> dict[str, dict[str, dict[str, float]]]
     for row in rows:
         units = _units(services, ids[row["doc"]])
         p_of = dict(zip(row["lines"], row["p_yes"], strict=True))
-        truth = {x for x, t in zip(row["lines"], row["truth"], strict=True) if t}
-        truth = {_norm(x) for x in truth}
+        truth = {_norm(x) for x, t in zip(row["lines"], row["truth"], strict=True) if t}
         split = "test" if in_split(row["id"], "test") else "dev"
         for name, rule in rules.items():
             matching.with_records = rule  # type: ignore[attr-defined]
