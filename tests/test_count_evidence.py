@@ -87,3 +87,24 @@ def test_a_scope_too_big_to_read_says_so_and_stays_with_lookup() -> None:
     assert not found.listed and found.reason().startswith("6,000 passages in scope, more than")
     nothing = CountEvidence(_Catalog()).weigh("How many?", DocScope())
     assert not nothing.listed and nothing.reason() == "no thing to count named"
+
+
+CALIBRATION = "\n".join(
+    f"CAL-71{n:02d} (0{n % 9 + 1} Mar 2025) pressure gauge #{n + 10}: "
+    + ("reading drifted 4% high, adjusted." if n % 4 == 0 else "within tolerance; sticker renewed.")
+    for n in range(1, 13)
+)
+
+
+def test_a_register_the_questions_words_point_at_is_a_list_though_no_record_names_the_thing() -> (
+    None
+):
+    """No record says "instrument", but the register's title holds "calibration": it lists
+    them. The same question of a register about something else stays a lookup."""
+    question = "How many instruments failed calibration?"
+    assert decide(question).rule == "how-many:stated-number"
+    found = evidence(parse(question), _units("Calibration register", CALIBRATION))
+    assert (found.lines, found.records, found.listed) == (0, 12, True)
+    assert "a register of 12 records" in found.reason()
+    other = evidence(parse("How many instruments were sold?"), _units("Parcel register", REGISTER))
+    assert (other.records, other.listed) == (0, False)

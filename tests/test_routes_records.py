@@ -7,7 +7,7 @@ import pytest
 
 from desktop_rag.domain import Chunk, DocKind
 from desktop_rag.routes import records
-from desktop_rag.routes.records import opening, record_indices, with_records
+from desktop_rag.routes.records import beyond_heads, opening, record_indices, with_records
 from desktop_rag.routes.target import parse
 from desktop_rag.routes.units import ItemUnit, units_of
 from desktop_rag.text.words import stem_set
@@ -98,3 +98,62 @@ def test_a_register_too_long_to_judge_whole_keeps_the_lines_sharing_the_question
     shared = [i for i, s in enumerate(sets) if "print" in s]
     monkeypatch.setattr(records, "MAX_RECORDS_JUDGED", 5)  # 6 records: over it
     assert with_records(units, sets, target, shared) == (shared, frozenset())
+
+
+VISITORS = [
+    "Visitor log, March",
+    "V-101, 2025-03-02 9:30, Dana Okafor: walked in without booking.",
+    "V-102, 2025-03-02 10:00, Tomas Berg: booked interview.",
+    "V-103, 2025-03-03 11:30, Aiko Sato: unannounced visit.",
+    "V-104, 2025-03-04 14:00, Luis Mendes: planned site tour.",
+    "V-105, 2025-03-05 15:30, Ruth Cohen: no appointment on file.",
+    "V-106, 2025-03-06 16:00, Dana Okafor: delivery by appointment.",
+    "Reminder: a visit is booked through reception.",
+]
+WORKSHOP = [
+    "WS-880 02.03.2025 inspection of pump 4: cracked housing.",
+    "WS-881 03.03.2025 repair of valve 2: worn seal replaced.",
+    "WS-882 04.03.2025 inspection of mixer 3: no findings.",
+    "WS-883 05.03.2025 inspection of valve 2: worn bearing.",
+    "WS-884 06.03.2025 repair of pump 4: motor rewired.",
+]
+
+
+def _heads(units: list[ItemUnit], sets: list[frozenset[str]], word: str) -> list[int]:
+    return [i for i, s in enumerate(sets) if word in s]
+
+
+def test_a_head_a_few_records_say_in_passing_gives_every_record_to_the_judge() -> None:
+    units = _units("visitors", VISITORS)
+    sets = [stem_set(u.text) for u in units]
+    target = parse("Count the visits that were not booked in advance.")
+    heads = _heads(units, sets, "visit")  # V-103 and the reminder
+    picked, registers = beyond_heads(units, sets, target, heads, heads)
+    assert [units[i].text[:5] for i in picked] == [f"V-10{n}" for n in range(1, 7)]
+    assert registers == {"visitors"}  # the reminder is no record: no item
+
+
+def test_a_head_that_half_the_records_say_keeps_its_lines() -> None:
+    units = _units("workshop", WORKSHOP)
+    sets = [stem_set(u.text) for u in units]
+    target = parse("How many inspections found a problem?")
+    heads = _heads(units, sets, "inspect")  # 3 of 5 records: what the records are
+    assert beyond_heads(units, sets, target, heads, heads) == (heads, frozenset())
+
+
+def test_a_register_that_never_says_the_head_is_not_added() -> None:
+    units = _units("visitors", VISITORS) + _units("workshop", WORKSHOP)
+    sets = [stem_set(u.text) for u in units]
+    target = parse("How many inspections found a problem?")
+    heads = _heads(units, sets, "inspect")
+    assert beyond_heads(units, sets, target, heads, heads) == (heads, frozenset())
+
+
+def test_matching_hands_the_judge_every_visit_when_a_few_say_visit() -> None:
+    from desktop_rag.routes.matching import match_items
+
+    units = _units("visitors", VISITORS)
+    found = match_items(units, parse("Count the visits that were not booked in advance."))
+    assert not found.items and not found.condition_stated
+    assert [u.text[:5] for u in found.candidates] == [f"V-10{n}" for n in range(1, 7)]
+    assert found.registers == {"visitors"}

@@ -33,6 +33,8 @@ LABELLED = Path(__file__).resolve().parents[1] / "bench" / "data" / "route_quest
         ("Which loans came back late?", "exhaustive"),  # a verb of any form after the plural
         ("Which comments say the course moved too quickly?", "exhaustive"),
         ("Which method integrates knowledge into white-box models?", "lookup"),  # verb in "s"
+        ("Which reported bugs make the program crash?", "exhaustive"),  # a participle first
+        ("Which proposed method beats the baseline?", "lookup"),  # one method: no set
         ("Which person heads this program?", "lookup"),
         ("How many employees did Netflix have at the end of 2015?", "lookup"),
         ("How many people are in the photograph on page 3?", "lookup"),

@@ -10,8 +10,11 @@ the router is unsure, the scope is read (every line, as the count route would) a
 - a line that holds the thing asked for with a number beside it ("815 warehouses",
   "Warehouses — 2021: 815", "complaints: 47") states the answer: lookup;
 - else, when several lines hold the thing ("INC-1097 Power failure ..." for power failures),
-  or a document's title names it (every line of "Complaints register" is a complaint), the
-  answer is a count through the scope: the count route, which never samples;
+  or a document's title names it (every line of "Complaints register" is a complaint), or a
+  register in scope (routes/records.py: one record a line) holds a word of the question in its
+  title or its records ("instruments failed calibration" of a "Calibration register" whose
+  records never say "instrument"), the answer is a count through the scope: the count route,
+  which never samples;
 - else lookup: nothing in scope is a list of such things.
 
 The read is bounded (`max_chunks`): past it the question stays with lookup, and the answer's
@@ -29,6 +32,7 @@ from desktop_rag.domain.routed import RouteName
 from desktop_rag.routes.base import Route, RouteRequest
 from desktop_rag.routes.content_words import content_word_candidates
 from desktop_rag.routes.matching import head_indices
+from desktop_rag.routes.records import record_indices
 from desktop_rag.routes.scope import documents_asked
 from desktop_rag.routes.target import Mode, Target, parse
 from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, names_its_page, units_of
@@ -56,11 +60,13 @@ class Evidence:
     stated: int
     titled: bool
     unread: str = ""  # why the scope was not read ("" when it was)
+    records: int = 0  # records of the registers in scope that the question's words point at
 
     @property
     def listed(self) -> bool:
         """The scope lists the things one by one and states no number of them."""
-        return not self.unread and not self.stated and (self.lines >= MIN_LINES or self.titled)
+        return not self.unread and not self.stated and (
+            self.lines >= MIN_LINES or self.titled or self.records > 0)
 
     def reason(self) -> str:
         if self.unread:
@@ -69,7 +75,9 @@ class Evidence:
             return f"{self.stated} line(s) in scope state a number of them"
         if self.listed:
             titled = ", a document's title names them" if self.titled else ""
-            return f"{self.lines} line(s) in scope list them, none states a number{titled}"
+            kept = f", a register of {self.records} records holds the question's words" if (
+                self.records) else ""  # fmt: skip
+            return f"{self.lines} line(s) in scope list them, none states a number{titled}{kept}"
         return f"{self.lines} line(s) in scope hold them: no list"
 
 
@@ -141,7 +149,24 @@ def evidence(target: Target, units: Sequence[ItemUnit]) -> Evidence:
     stated = sum(1 for i in lines if states_number(units[i].text, said, target.condition))
     # a title naming the thing makes its lines the things ("Complaints register")
     titled = any(head <= stem_set(title) for title in {u.chunk.title for u in units})
-    return Evidence(len(lines), stated, titled)
+    return Evidence(len(lines), stated, titled, records=_records_pointed_at(units, sets, target))
+
+
+def _records_pointed_at(
+    units: Sequence[ItemUnit], sets: Sequence[frozenset[str]], target: Target
+) -> int:
+    """The records of the registers in scope whose title or records hold a word of the thing
+    asked for or of its condition: a register about it, whose records may never name it."""
+    words = set(target.head) | set(target.condition)
+    by_doc: dict[str, list[int]] = {}
+    for i in record_indices(units):
+        by_doc.setdefault(units[i].chunk.doc_id, []).append(i)
+    pointed = 0
+    for records in by_doc.values():
+        title = stem_set(units[records[0]].chunk.title)
+        if words & title or any(words & sets[i] for i in records):
+            pointed += len(records)
+    return pointed
 
 
 class CountEvidence:

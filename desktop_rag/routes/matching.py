@@ -14,7 +14,9 @@ When no item has every stem of the head ("incidents involved a forklift": no lin
 are records (routes/records.py: "HD-2009 (…) printer on floor 34 …") has every record judged
 that holds the question's names and numbers; in another document every item sharing the
 question's words that the text states is a candidate (routes/content_words.py), so the judge
-sees all of them, not a sample.
+sees all of them, not a sample. When a register's records mostly leave the thing unsaid and the
+few that say it do not state the condition ("unannounced visit" in a visitor log asked for
+"visits not booked in advance"), every record of it is a candidate (records.beyond_heads).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from desktop_rag.routes.content_words import content_word_candidates
-from desktop_rag.routes.records import with_records
+from desktop_rag.routes.records import beyond_heads, with_records
 from desktop_rag.routes.target import Mode, Target
 from desktop_rag.routes.units import ItemUnit
 from desktop_rag.text.words import has_identifier, negated, occurrences, stem_set
@@ -102,7 +104,10 @@ def match_items(units: Sequence[ItemUnit], target: Target) -> Matches:
         stated = [i for i in heads if _has(sets[i], target.condition)]
         out.condition_stated = bool(stated)
         if not stated:
-            out.candidates = [units[i] for i in _holding_stated(heads, sets, target.names)]
+            pool = _holding_stated(heads, sets, target.names)
+            pool, out.registers = beyond_heads(units, sets, target, heads, pool)
+            out.candidates = [units[i] for i in pool]
+            out.decided |= {units[i].place for i in pool}
             return out
         chosen = stated
     by = "identifier" if target.identifiers else "terms"

@@ -81,11 +81,46 @@ def with_records(
     if not records:
         return shared, frozenset()
     recorded_docs = {units[i].chunk.doc_id for i in records}
-    exact = {s for s in (*target.head, *target.condition)
-             if s in target.names or any(ch.isdigit() for ch in s)}  # fmt: skip
-    said = {s for s in exact if any(s in sets[i] for i in records)}
-    kept = [i for i in records if said <= sets[i]]
+    kept = _narrowed(records, sets, target)
     if len(kept) > MAX_RECORDS_JUDGED:
         return shared, frozenset()
     rest = [i for i in shared if units[i].chunk.doc_id not in recorded_docs]
     return sorted(kept + rest), frozenset(recorded_docs)
+
+
+def _narrowed(
+    records: Sequence[int], sets: Sequence[frozenset[str]], target: Target
+) -> list[int]:
+    """The records holding every name and number of the question that some of them states."""
+    exact = {s for s in (*target.head, *target.condition)
+             if s in target.names or any(ch.isdigit() for ch in s)}  # fmt: skip
+    said = {s for s in exact if any(s in sets[i] for i in records)}
+    return [i for i in records if said <= sets[i]]
+
+
+def beyond_heads(
+    units: Sequence[ItemUnit], sets: Sequence[frozenset[str]], target: Target,
+    heads: Sequence[int], pool: Sequence[int],
+) -> tuple[list[int], frozenset[str]]:
+    """The candidates when some lines state the thing counted but none of them its condition,
+    and in a register those lines are under `MIN_SHARE` of its records: there the word is said
+    in passing ("V-131 …: unannounced visit" in a visitor log whose other records are visits
+    too), not what the records are, so every record of that register is a candidate
+    (narrowed as in `with_records`, at most `MAX_RECORDS_JUDGED`), in place of the few lines
+    that say it; its other lines (notes) are none. `pool` is the candidates of the heads
+    (`heads`) as matching has them; a register where the heads are half its records or more
+    keeps them, and so does a document without records. Also the registers so read."""
+    by_doc: dict[str, list[int]] = {}
+    for i in record_indices(units):
+        by_doc.setdefault(units[i].chunk.doc_id, []).append(i)
+    stating = set(heads)
+    out: set[int] = set()
+    read: set[str] = set()
+    for doc, records in by_doc.items():
+        said = sum(1 for i in records if i in stating)
+        kept = _narrowed(records, sets, target)
+        if 0 < said < MIN_SHARE * len(records) and len(kept) <= MAX_RECORDS_JUDGED:
+            out.update(kept)
+            read.add(doc)
+    out.update(i for i in pool if units[i].chunk.doc_id not in read)
+    return sorted(out), frozenset(read)

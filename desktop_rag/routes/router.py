@@ -76,10 +76,11 @@ _EXHAUSTIVE = (
     (
         # a plural noun phrase after "which", then its verb, asks for a set, whatever clause
         # leads up to it ("At the company, which directors are ...?", "which action items
-        # does Omar own?")
+        # does Omar own?"); a participle may stand before the noun ("which reported bugs
+        # make ...?")
         "which-plural",
         rf"(?:^|[,;:]\s*)(?:in \w+ )?which (?:of the )?(?:(?:[\w'-]+ ){{0,2}}{_PLURAL} "
-        rf"{_SET_VERB}|{_PLURAL} {_ANY_VERB})\b",
+        rf"{_SET_VERB}|(?:\w+ed )?{_PLURAL} {_ANY_VERB})\b",
     ),
     (
         "what-plural-listed",
