@@ -90,6 +90,17 @@ def test_two_groups_are_cut_between_them_wherever_they_lie() -> None:
     assert judged([0.3, 0.9]) == [False, True]
 
 
+def test_without_two_groups_the_items_begin_where_the_bulk_of_the_lines_ends() -> None:
+    # a call log asked "which calls went up to a supervisor": the ten handed on at 0.41-0.56,
+    # the others bunched at 0.30-0.34; no step reaches GAP, and the fixed 0.5 found 4 of 10
+    items = [0.56, 0.55, 0.53, 0.52, 0.45, 0.44, 0.43, 0.43, 0.42, 0.41]
+    others = [0.34, 0.32, 0.32, 0.31, 0.31, 0.31, 0.31, 0.31, 0.30, 0.30, 0.30, 0.30]
+    assert judged(others + items) == [False] * len(others) + [True] * len(items)
+    # lines spread evenly, no end to a bulk: the fixed level decides
+    even = [0.30, 0.34, 0.38, 0.42, 0.46, 0.50, 0.54, 0.58]
+    assert judged(even) == [p >= 0.5 for p in even]
+
+
 def test_lines_that_state_the_condition_set_the_level_the_others_must_reach() -> None:
     # "paid late": the register's "(late)" lines at 0.90, its "(on time)" ones all near 0.74;
     # alone, no two groups and the fixed level would make every invoice late
