@@ -32,7 +32,7 @@ from desktop_rag.domain.routed import RouteName
 from desktop_rag.routes.base import Route, RouteRequest
 from desktop_rag.routes.content_words import content_word_candidates
 from desktop_rag.routes.matching import head_indices
-from desktop_rag.routes.records import record_indices
+from desktop_rag.routes.records import records_by_document
 from desktop_rag.routes.scope import documents_asked
 from desktop_rag.routes.target import Mode, Target, parse
 from desktop_rag.routes.units import ChunkSource, ItemUnit, distinct, names_its_page, units_of
@@ -158,11 +158,8 @@ def _records_pointed_at(
     """The records of the registers in scope whose title or records hold a word of the thing
     asked for or of its condition: a register about it, whose records may never name it."""
     words = set(target.head) | set(target.condition)
-    by_doc: dict[str, list[int]] = {}
-    for i in record_indices(units):
-        by_doc.setdefault(units[i].chunk.doc_id, []).append(i)
     pointed = 0
-    for records in by_doc.values():
+    for records in records_by_document(units).values():
         title = stem_set(units[records[0]].chunk.title)
         if words & title or any(words & sets[i] for i in records):
             pointed += len(records)

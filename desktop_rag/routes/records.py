@@ -52,20 +52,26 @@ def opening(text: str) -> str | None:
     return None
 
 
-def record_indices(units: Sequence[ItemUnit]) -> list[int]:
-    """The indices (reading order) of the units that are records of their document."""
+def records_by_document(units: Sequence[ItemUnit]) -> dict[str, list[int]]:
+    """The indices (reading order) of the units that are records, by document id; documents
+    without records are left out."""
     by_doc: dict[str, list[tuple[int, str | None]]] = {}
     for i, unit in enumerate(units):
         by_doc.setdefault(unit.chunk.doc_id, []).append((i, opening(unit.text)))
-    out: list[int] = []
-    for lines in by_doc.values():
+    out: dict[str, list[int]] = {}
+    for doc, lines in by_doc.items():
         shapes = Counter(shape for _, shape in lines if shape is not None)
         if not shapes:
             continue
         shape, n = shapes.most_common(1)[0]
         if n >= MIN_RECORDS and n >= MIN_SHARE * len(lines):
-            out += [i for i, s in lines if s == shape]
-    return sorted(out)
+            out[doc] = [i for i, s in lines if s == shape]
+    return out
+
+
+def record_indices(units: Sequence[ItemUnit]) -> list[int]:
+    """The indices (reading order) of the units that are records of their document."""
+    return sorted(i for records in records_by_document(units).values() for i in records)
 
 
 def with_records(
@@ -110,16 +116,15 @@ def beyond_heads(
     that say it; its other lines (notes) are none. `pool` is the candidates of the heads
     (`heads`) as matching has them; a register where the heads are half its records or more
     keeps them, and so does a document without records. Also the registers so read."""
-    by_doc: dict[str, list[int]] = {}
-    for i in record_indices(units):
-        by_doc.setdefault(units[i].chunk.doc_id, []).append(i)
     stating = set(heads)
     out: set[int] = set()
     read: set[str] = set()
-    for doc, records in by_doc.items():
+    for doc, records in records_by_document(units).items():
         said = sum(1 for i in records if i in stating)
+        if not 0 < said < MIN_SHARE * len(records):
+            continue
         kept = _narrowed(records, sets, target)
-        if 0 < said < MIN_SHARE * len(records) and len(kept) <= MAX_RECORDS_JUDGED:
+        if len(kept) <= MAX_RECORDS_JUDGED:
             out.update(kept)
             read.add(doc)
     out.update(i for i in pool if units[i].chunk.doc_id not in read)
