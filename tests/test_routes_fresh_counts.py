@@ -76,9 +76,21 @@ def test_no_header_is_a_candidate_by_similarity(library: Library) -> None:
 
 def test_a_name_no_line_states_narrows_nothing(library: Library) -> None:
     q = library[2]["claims-1-q1"]
-    _, judged = _count(library, q.doc, "How many expense claims in Building 4 were turned down?",
+    _, judged = _count(library, q.doc, "How many expense claims in building 4 were turned down?",
                        q.items)  # fmt: skip
     assert judged == 30
+
+
+def test_a_name_the_document_never_mentions_is_said_not_counted(library: Library) -> None:
+    """Written as a name, it is the question's premise (answering/premise.py): the answer says
+    the document never mentions it, and no line is judged."""
+    services, engine, _, ids = library
+    engine.judged = []
+    q = library[2]["claims-1-q1"]
+    answer = services.ask("How many expense claims in Building 4 were turned down?",
+                          scope=DocScope(only=frozenset({ids[q.doc]})))  # fmt: skip
+    assert answer.refused and "\u201cBuilding\u201d" in answer.answer
+    assert engine.judged == []
 
 
 def test_items_that_say_the_condition_otherwise_are_judged_and_a_template_once(

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 
 from desktop_rag.answering.follow_up import needs_rewrite, standalone_query
+from desktop_rag.answering.premise import missing_terms, premise_refusal
 from desktop_rag.answering.stages import StageReporter, StageSink, check
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import EVERYWHERE, Answer, DocScope
@@ -86,9 +87,21 @@ class AnswerService:
         component, info = table.choose(query, parse_route(route))
         request = RouteRequest(question, query, chat_id, info, scope, k, stages, on_stage, cancel,
                                start)  # fmt: skip
-        answer = component.answer(request)
+        missing = missing_terms(query, lambda found: self._mentions(found, scope))
+        if missing:
+            answer = premise_refusal(question, chat_id, missing, info,
+                                     self._on_gpu(), start)  # fmt: skip
+        else:
+            answer = component.answer(request)
         self.ctx.chats.add_exchange(chat_id, query, answer)
         return answer
+
+    def _on_gpu(self) -> bool:
+        return self.ctx.loaded("engine") and bool(self.ctx.engine.gpu_offload)
+
+    def _mentions(self, found: tuple[str, ...], scope: DocScope) -> bool:
+        """Whether the documents in `scope` hold these words (answering/premise.py)."""
+        return self.ctx.catalog.sparse_index().mentions(found, scope)
 
     def _standalone(self, chat_id: str, question: str, cancel: CancelToken | None) -> str:
         """The question as a standalone query; the model is loaded only to rewrite a follow-up

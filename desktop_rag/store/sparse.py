@@ -20,7 +20,8 @@ import threading
 
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.text.numbers import GROUPED_PATTERN, number_tokens
-from desktop_rag.text.words import STOPWORDS, words
+from desktop_rag.text.spelling import near
+from desktop_rag.text.words import STOPWORDS, porter_stem, words
 
 # A number with group separators, as number_tokens reads one ("4,180,339", "3,02,16,492", not
 # "A1,234")
@@ -100,6 +101,56 @@ class FtsSparseIndex:
         with self._lock:
             rows = self._conn.execute(sql, (*WEIGHTS, expr, *ids, k)).fetchall()
         return [(str(cid), -float(score)) for cid, score in rows]
+
+    def mentions(self, found: tuple[str, ...], scope: DocScope = EVERYWHERE) -> bool:
+        """Whether the indexed documents in `scope` hold every word of `found` (words as
+        `words` gives them, stemmed as the index stems), each somewhere, or, for a word of
+        five letters or more, a word one typo away ("Americen" for "American")."""
+        return bool(found) and not scope.empty and all(self._holds(w, scope) for w in found)
+
+    def _holds(self, word: str, scope: DocScope) -> bool:
+        """A word, or one ending in "*" as a prefix ("oct*")."""
+        if self._matches(word, scope):
+            return True
+        return not word.endswith("*") and len(word) >= NEAR_MIN and any(
+            self._matches(other, scope) for other in self._near_terms(word)
+        )
+
+    def _matches(self, word: str, scope: DocScope) -> bool:
+        clause, ids = _scope_clause(scope)
+        sql = (
+            f"SELECT 1 FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{clause}) AS f"
+            " JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.doc_id = c.doc_id"
+            " WHERE d.status = 'indexed' LIMIT 1"
+        )
+        with self._lock:
+            found = self._conn.execute(sql, (_quoted(word), *ids))
+            return found.fetchone() is not None
+
+    def _near_terms(self, word: str) -> list[str]:
+        """The index's terms one typo from `word` that begin with its letter (FTS5's own
+        vocabulary, stems as its porter tokenizer makes them)."""
+        with self._lock:
+            self._conn.execute(_VOCAB)
+            rows = self._conn.execute(
+                "SELECT term FROM temp.chunks_vocab WHERE term >= ? AND term < ?",
+                (word[0], chr(ord(word[0]) + 1)),
+            ).fetchall()
+        stem = porter_stem(word)
+        return [str(t) for (t,) in rows if near(word, str(t)) or near(stem, str(t))]
+
+
+def _quoted(word: str) -> str:
+    """One word as an FTS5 string; "oct*" as a prefix query."""
+    prefix = word.endswith("*")
+    quoted = '"' + word.rstrip("*").replace('"', '""') + '"'
+    return quoted + "*" if prefix else quoted
+
+
+NEAR_MIN = 5  # shorter words one letter apart are other words ("cars", "care")
+_VOCAB = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, row)"
+)
 
 
 def _scope_clause(scope: DocScope) -> tuple[str, list[str]]:

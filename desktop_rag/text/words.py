@@ -78,6 +78,17 @@ def stem_words(found: list[str]) -> list[str]:
     return list(_stemmer().stemWords(found))
 
 
+def porter_stem(word: str) -> str:
+    """The original Porter stem, as SQLite FTS5's porter tokenizer makes it ("activision" ->
+    "activis"): what a word is in the FTS5 index's own vocabulary."""
+    porter = getattr(_local, "porter", None)
+    if porter is None:
+        import Stemmer
+
+        porter = _local.porter = Stemmer.Stemmer("porter")
+    return str(porter.stemWord(word))
+
+
 def stems(text: str) -> tuple[str, ...]:
     """The text's stemmed words without stopwords, in order, each once."""
     kept = [w for w in words(text) if w not in STOPWORDS]

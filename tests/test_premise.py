@@ -1,0 +1,131 @@
+"""The premise check: the names and years a question takes for granted, looked up in the
+documents searched (answering/premise.py, FtsSparseIndex.mentions on a real catalog on disk),
+and the refusal that names what is missing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.answering.premise import missing_terms, premise_refusal, premise_terms
+from desktop_rag.domain import EVERYWHERE, DocScope
+from desktop_rag.domain.routed import RouteInfo
+from desktop_rag.store.documents import Catalog
+from tests.test_store_catalog import chunks, doc
+
+TEXTS = {
+    "crisis": ["Germanwings flight 9525: Lufthansa and Airbus posted statements within hours.",
+               "Tweets referencing #Germanwings passed 500,000 in the first six hours (2015)."],
+    "survey": ["Americans and Germans differ on the U.S.-German relationship.",
+               "Pew Research Center survey, fielded in 2019."],
+}
+
+
+def names(question: str) -> list[str]:
+    return [t.text for t in premise_terms(question)]
+
+
+def test_names_are_capitalised_words_not_opening_a_sentence() -> None:
+    assert names("According to this document, Lebron Brennan belongs to which agency?") == [
+        "Lebron Brennan"]
+    assert names("How many Tweets are attributed to Boeing?") == ["Tweets", "Boeing"]
+    assert names("What is the telephone no for the Care Quality Commission") == [
+        "Care Quality Commission"]
+
+
+def test_a_comma_or_a_word_in_lower_case_ends_a_name() -> None:
+    assert names("Among Clinton, G.W.Bush, and Obama, whose rate rose?") == [
+        "Clinton", "G.W.Bush", "Obama"]
+    assert names("Between Java and Kotlin, which is larger?") == ["Java", "Kotlin"]
+
+
+def test_years_count_and_the_first_word_of_each_sentence_does_not() -> None:
+    assert names("In 2024, what share voted? Please answer in percent.") == ["2024"]
+    assert names("what is the number of red logos in page 10?") == []
+    assert names("Which news appear in both Vietnam mobile news and Appota news?") == [
+        "Vietnam", "Appota"]
+
+
+def test_acronyms_references_periods_and_instructions() -> None:
+    """An acronym may be spelt out in the documents; "Page 3" is a part of one; "FY2021" is
+    its year; what follows the question mark says how to answer."""
+    assert names("What is the EBITDA margin of Netflix in FY2015?") == ["Netflix", "2015"]
+    assert names("WHAT IS ITC LIMITED LOGO COLOR?") == []
+    assert names("How many children are in the photograph on Page 3 or in Figure 7?") == []
+    assert names("What is the date of the report? Format it as Yyyy-Mm-Dd, Please.") == []
+    assert names("Which 2015s trends, in Q3 2015, did Apple report?") == ["2015", "Apple"]
+
+
+def test_lone_letters_pronouns_and_possessives() -> None:
+    assert names("How many more times did Recruiter A view profiles than I did?") == ["Recruiter"]
+    assert names("How many instances of Lufthansa's official website are there?") == ["Lufthansa"]
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Iterator[Catalog]:
+    catalog = Catalog(tmp_path / "catalog.sqlite3")
+    for n, (doc_id, texts) in enumerate(TEXTS.items()):
+        catalog.add_pending(doc(doc_id, f"/{n}.pdf"), chunks(doc_id, texts))
+        catalog.finalize(doc_id)
+    yield catalog
+    catalog.close()
+
+
+def missing(catalog: Catalog, question: str, scope: DocScope = EVERYWHERE) -> list[str]:
+    index = catalog.sparse_index()
+    return [t.text for t in missing_terms(question, lambda found: index.mentions(found, scope))]
+
+
+def test_a_name_no_document_holds_is_missing(catalog: Catalog) -> None:
+    assert missing(catalog, "How many Tweets are attributed to Boeing?") == ["Boeing"]
+    assert missing(catalog, "How many Tweets are attributed to Germanwings?") == []
+    assert missing(catalog, "What share of Chinese respondents agree, as of 2024?") == [
+        "Chinese", "2024"]
+
+
+def test_the_scope_decides(catalog: Catalog) -> None:
+    crisis = DocScope(only=frozenset({"crisis"}))
+    assert missing(catalog, "What did Lufthansa post?", crisis) == []
+    assert missing(catalog, "What do Americans think of Lufthansa?", crisis) == ["Americans"]
+    assert missing(catalog, "What did Lufthansa post?", DocScope(only=frozenset({"survey"}))) == [
+        "Lufthansa"]
+
+
+def test_stems_and_typos_are_mentions(catalog: Catalog) -> None:
+    assert missing(catalog, "How do the American and German views differ?") == []
+    assert missing(catalog, "How do Americen and Germen views differ?") == []  # one typo each
+    assert missing(catalog, "What did the Pew Reserch Center ask in 2019?") == []
+    assert missing(catalog, "What did the Pew Center of Reserch ask?") == []
+    assert missing(catalog, "What did the Pew Institute ask?") == ["Pew Institute"]
+    assert missing(catalog, "What did Airbus tell Pew?") == []  # each word somewhere
+
+
+def test_the_refusal_names_what_is_missing() -> None:
+    terms = premise_terms("Which agency does Lebron Brennan belong to?")
+    answer = premise_refusal("q", "chat", terms, RouteInfo.default(), False, 0.0)
+    assert answer.refused and not answer.citations
+    assert "\u201cLebron Brennan\u201d" in answer.answer
+    assert "never mention \u201cLebron Brennan\u201d" in answer.route.reason
+    assert answer.route.details["missing_names"] == 1
+
+
+def test_a_clause_that_excludes_names_no_premise() -> None:
+    assert names("List the countries of the report, except the U.S. and Germany.") == []
+    assert names("Which agencies other than Nasa, Boeing or Airbus took part? Name them.") == []
+    assert names("Which units, apart from Airbus, and which Boeing teams? In 2019.") == []
+    assert names("Which share of Chinese respondents view the U.S. or Japan as the leader?") == [
+        "Chinese", "Japan"]  # "U.S." is in capitals only
+
+
+def test_a_name_with_stops_is_found_by_its_words(catalog: Catalog) -> None:
+    assert missing(catalog, "What do Americans say of the G.W.Bush years?") == ["G.W.Bush"]
+    assert missing(catalog, "What do Americans say of the German-Pew survey?") == []
+
+
+def test_a_word_cut_short_is_looked_up_as_a_prefix(catalog: Catalog) -> None:
+    terms = premise_terms("Who was interviewed by Lufthansa agents on Oct. 24, 2015?")
+    assert [t.words for t in terms] == [("lufthansa",), ("oct*",), ("2015",)]
+    assert missing(catalog, "Which statements did Lufthansa and Airb. post?") == []
+    assert missing(catalog, "Which statements did Lufthansa and Boei. post?") == ["Boei."]
