@@ -7,7 +7,7 @@ own refusals), answerable questions refused (each one a false refusal), and for 
 (bench/data/rephrasings.jsonl, bench/data/rephrasings_unanswerable.jsonl) how often the decision
 changes with the wording.
 
-    python -m bench.premise_check QUESTIONS_JSONL --workdir DIR [--split dev|test|all] [--show]
+    python -m bench.premise_check QUESTIONS_JSONL --workdir DIR [--split dev|test|all] [--library]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.answering.premise import missing_terms
-from desktop_rag.domain import DocScope
+from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.evaluation.splits import DEV, SPLITS, TEST, in_split, split_of
 from desktop_rag.store.documents import Catalog
 from desktop_rag.store.sparse import FtsSparseIndex
@@ -37,13 +37,17 @@ def _unanswerable(row: dict[str, Any]) -> bool:
     return str(row.get("answer", "")).strip().lower() == "not answerable"
 
 
-def decisions(catalog: Catalog, questions: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Question id -> the names its document never mentions (empty: the check lets it pass)."""
+def decisions(
+    catalog: Catalog, questions: list[dict[str, Any]], library: bool = False
+) -> dict[str, list[str]]:
+    """Question id -> the names its document (or the library) never mentions (empty: the check
+    lets it pass)."""
     index = catalog.sparse_index()
     by_name = {Path(d.path).name: d.doc_id for d in catalog.documents()}
     out: dict[str, list[str]] = {}
     for q in questions:
-        scope = DocScope(only=frozenset({by_name.get(q["doc"], "")}))
+        own = DocScope(only=frozenset({by_name.get(q["doc"], "")}))
+        scope = EVERYWHERE if library else own
         out[q["id"]] = [t.text for t in missing_terms(q["question"], _in(index, scope))]
     return out
 
@@ -84,6 +88,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("questions", type=Path)
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--split", choices=SPLITS, default="all")
+    parser.add_argument("--library", action="store_true",
+                        help="look each question up in the whole library, not its document")
     parser.add_argument("--show", action="store_true", help="print every refused question")
     args = parser.parse_args(argv)
     questions = [q for q in _rows(args.questions) if in_split(q["id"], args.split)]
@@ -93,7 +99,7 @@ def main(argv: list[str] | None = None) -> None:
         for path in REWORDINGS for r in _rows(path) if r["original"] in by_id
     ]
     catalog = Catalog(args.workdir / "data" / "catalog.sqlite3")
-    refused = decisions(catalog, questions + rewordings)
+    refused = decisions(catalog, questions + rewordings, args.library)
     if args.show:
         for q in questions + rewordings:
             if refused[q["id"]]:

@@ -120,7 +120,7 @@ def test_a_clause_that_excludes_names_no_premise() -> None:
 
 
 def test_a_name_with_stops_is_found_by_its_words(catalog: Catalog) -> None:
-    assert missing(catalog, "What do Americans say of the G.W.Bush years?") == ["G.W.Bush"]
+    assert missing(catalog, "What do Americans say of the G.W.Bush years?") == ["G.W.Bush"]  # bush
     assert missing(catalog, "What do Americans say of the German-Pew survey?") == []
 
 
@@ -129,3 +129,17 @@ def test_a_word_cut_short_is_looked_up_as_a_prefix(catalog: Catalog) -> None:
     assert [t.words for t in terms] == [("lufthansa",), ("oct*",), ("2015",)]
     assert missing(catalog, "Which statements did Lufthansa and Airb. post?") == []
     assert missing(catalog, "Which statements did Lufthansa and Boei. post?") == ["Boei."]
+
+
+def test_a_title_or_initials_before_a_name_may_be_left_out(catalog: Catalog) -> None:
+    assert [t.words for t in premise_terms("What did Mr Smith and G.W.Bush say?")] == [
+        ("smith",), ("bush",)]
+    assert missing(catalog, "What did Dr Lufthansa say?") == []
+    assert missing(catalog, "What did Dr Brennan say?") == ["Dr Brennan"]
+
+
+def test_a_title_with_its_stop_and_a_place_as_its_adjective(catalog: Catalog) -> None:
+    assert [t.words for t in premise_terms("What is Mr. Hastings's role, and Mr.'s?")] == [
+        ("hastings",)]
+    assert missing(catalog, "What do Americans think of Germanwings in America?") == []
+    assert missing(catalog, "What does America think of the flight?") == []  # "Americans"

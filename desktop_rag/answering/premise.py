@@ -11,7 +11,8 @@ Which words are names is read from how the question is written, not from a list 
 - a word with capital and small letters that does not begin its sentence ("Germanwings", "iOS",
   "GPT-4o"); adjacent ones are one name ("Lebron Brennan"), found when each of its words is;
 - a year, also inside a period ("FY2021" asks about 2021);
-- a word before a full stop may be cut short, so it is looked up as a prefix ("Oct.").
+- a word before a full stop may be cut short, so it is looked up as a prefix ("Oct."); a title or
+  initials before a name may be left out ("Mr Smith" is looked up as "Smith").
 Left out: words in capitals only (an acronym may be spelt out in the documents: "EBITDA"), a
 part of a document ("Page 3", "Figure 7"), what follows the first question mark (how to
 answer: "Please write the date as YYYY-MM-DD"), and a clause that excludes what it names
@@ -59,10 +60,18 @@ def premise_terms(question: str) -> list[Term]:
     found: dict[tuple[str, ...], Term] = {}
     for run in _runs(question):
         text = " ".join(run)
-        key = tuple(w for token in run for w in _looked_up(token))
+        key = _without_title(tuple(w for token in run for w in _looked_up(token)))
         if key and key not in found:
             found[key] = Term(text, key)
     return list(found.values())
+
+
+def _without_title(key: tuple[str, ...]) -> tuple[str, ...]:
+    """A name without the short words before its first long one: a title or initials ("Mr
+    Smith", "Dr Jones", "G.W.Bush") that the documents may leave out; nothing of a name that
+    has no long word ("Mr.", "Xi": too short to tell a name from a part of one)."""
+    first = next((i for i, word in enumerate(key) if len(word.rstrip("*")) > 2), len(key))
+    return key[first:]
 
 
 def _looked_up(token: str) -> list[str]:
@@ -77,7 +86,7 @@ def _looked_up(token: str) -> list[str]:
 def _runs(question: str) -> Iterator[list[str]]:
     """Runs of adjacent name tokens, and years, in the question proper (see `_asked`)."""
     run: list[str] = []
-    end, previous, excluded = 0, "", False
+    end, previous, excluded, abbreviated = 0, "", False, False
     asked = _asked(question)
     for match in _TOKEN.finditer(asked):
         token = _POSSESSIVE.sub("", match.group(0))
@@ -86,8 +95,10 @@ def _runs(question: str) -> Iterator[list[str]]:
             excluded = False
         lower = token.lower()
         excluded = excluded or lower in _EXCLUDING or (previous, lower) in _EXCLUDING_PAIRS
-        name = (not excluded and end > 0 and not _SENTENCE_END.search(asked[: match.start()])
-                and _is_name(token) and not _REFERENCE.match(asked, match.end()))  # fmt: skip
+        opens = not end or (not (abbreviated and not gap.strip())
+                            and _SENTENCE_END.search(asked[: match.start()]) is not None)
+        name = (not excluded and not opens and _is_name(token)
+                and not _REFERENCE.match(asked, match.end()))  # fmt: skip
         if run and (gap.strip() or not name):
             yield from _flush(run)
         year = _YEAR.search(token)
@@ -96,8 +107,9 @@ def _runs(question: str) -> Iterator[list[str]]:
         elif name:
             run.append(token + "." if asked[match.end() : match.end() + 1] == "." else token)
         end, previous = match.end(), lower
-        if asked[end : end + 1] == "." and (name or "." in token):
-            end += 1  # an abbreviation's own full stop ("Oct.", "U.S."), not a clause's end
+        abbreviated = asked[end : end + 1] == "." and (name or "." in token)
+        if abbreviated:
+            end += 1  # an abbreviation's own full stop ("Mr.", "U.S."), not a sentence's end
     yield from _flush(run)
 
 

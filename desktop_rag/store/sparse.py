@@ -105,16 +105,21 @@ class FtsSparseIndex:
     def mentions(self, found: tuple[str, ...], scope: DocScope = EVERYWHERE) -> bool:
         """Whether the indexed documents in `scope` hold every word of `found` (words as
         `words` gives them, stemmed as the index stems), each somewhere, or, for a word of
-        five letters or more, a word one typo away ("Americen" for "American")."""
+        five letters or more, a word its stem begins ("Europe": "European") or a word one typo
+        away ("Americen" for "American")."""
         return bool(found) and not scope.empty and all(self._holds(w, scope) for w in found)
 
     def _holds(self, word: str, scope: DocScope) -> bool:
-        """A word, or one ending in "*" as a prefix ("oct*")."""
+        """A word, or one ending in "*" as a prefix ("oct*"); a word of five letters or more
+        also as its stem's beginning ("Europe" in "European") or one typo away."""
         if self._matches(word, scope):
             return True
-        return not word.endswith("*") and len(word) >= NEAR_MIN and any(
-            self._matches(other, scope) for other in self._near_terms(word)
-        )
+        if word.endswith("*") or len(word) < NEAR_MIN:
+            return False
+        stem = porter_stem(word)
+        if len(stem) >= NEAR_MIN and self._matches(stem + "*", scope):
+            return True
+        return any(self._matches(other, scope) for other in self._near_terms(word, stem))
 
     def _matches(self, word: str, scope: DocScope) -> bool:
         clause, ids = _scope_clause(scope)
@@ -127,7 +132,7 @@ class FtsSparseIndex:
             found = self._conn.execute(sql, (_quoted(word), *ids))
             return found.fetchone() is not None
 
-    def _near_terms(self, word: str) -> list[str]:
+    def _near_terms(self, word: str, stem: str) -> list[str]:
         """The index's terms one typo from `word` that begin with its letter (FTS5's own
         vocabulary, stems as its porter tokenizer makes them)."""
         with self._lock:
@@ -136,7 +141,6 @@ class FtsSparseIndex:
                 "SELECT term FROM temp.chunks_vocab WHERE term >= ? AND term < ?",
                 (word[0], chr(ord(word[0]) + 1)),
             ).fetchall()
-        stem = porter_stem(word)
         return [str(t) for (t,) in rows if near(word, str(t)) or near(stem, str(t))]
 
 
