@@ -143,3 +143,9 @@ def test_a_title_with_its_stop_and_a_place_as_its_adjective(catalog: Catalog) ->
         ("hastings",)]
     assert missing(catalog, "What do Americans think of Germanwings in America?") == []
     assert missing(catalog, "What does America think of the flight?") == []  # "Americans"
+
+
+def test_two_words_typed_without_a_space_are_mentions(catalog: Catalog) -> None:
+    assert missing(catalog, "What did Lufthansa and Airbusposted say?") == []
+    assert missing(catalog, "What did Lufthansa and Airbusfor say?") == []
+    assert missing(catalog, "What did Lufthansa and Boeingfor say?") == ["Boeingfor"]

@@ -105,8 +105,8 @@ class FtsSparseIndex:
     def mentions(self, found: tuple[str, ...], scope: DocScope = EVERYWHERE) -> bool:
         """Whether the indexed documents in `scope` hold every word of `found` (words as
         `words` gives them, stemmed as the index stems), each somewhere, or, for a word of
-        five letters or more, a word its stem begins ("Europe": "European") or a word one typo
-        away ("Americen" for "American")."""
+        five letters or more, a word its stem begins ("Europe": "European"), a word one typo
+        away ("Americen" for "American") or two words run together ("Liabilitiesfor")."""
         return bool(found) and not scope.empty and all(self._holds(w, scope) for w in found)
 
     def _holds(self, word: str, scope: DocScope) -> bool:
@@ -119,7 +119,12 @@ class FtsSparseIndex:
         stem = porter_stem(word)
         if len(stem) >= NEAR_MIN and self._matches(stem + "*", scope):
             return True
-        return any(self._matches(other, scope) for other in self._near_terms(word, stem))
+        if any(self._matches(other, scope) for other in self._near_terms(word, stem)):
+            return True
+        return any(
+            all(part in STOPWORDS or self._matches(part, scope) for part in pair)
+            for pair in _run_together(word)
+        )
 
     def _matches(self, word: str, scope: DocScope) -> bool:
         clause, ids = _scope_clause(scope)
@@ -142,6 +147,13 @@ class FtsSparseIndex:
                 (word[0], chr(ord(word[0]) + 1)),
             ).fetchall()
         return [str(t) for (t,) in rows if near(word, str(t)) or near(stem, str(t))]
+
+
+def _run_together(word: str) -> list[tuple[str, str]]:
+    """Two words typed without the space between ("liabilitiesfor"): each split whose left part
+    has three letters or more and whose right part too, or is a stopword ("for")."""
+    return [(word[:i], word[i:]) for i in range(3, len(word) - 1)
+            if len(word) - i >= 3 or word[i:] in STOPWORDS]  # fmt: skip
 
 
 def _quoted(word: str) -> str:
