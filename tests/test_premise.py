@@ -149,3 +149,12 @@ def test_two_words_typed_without_a_space_are_mentions(catalog: Catalog) -> None:
     assert missing(catalog, "What did Lufthansa and Airbusposted say?") == []
     assert missing(catalog, "What did Lufthansa and Airbusfor say?") == []
     assert missing(catalog, "What did Lufthansa and Boeingfor say?") == ["Boeingfor"]
+
+
+def test_a_year_written_as_a_fiscal_year(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite3")
+    catalog.add_pending(doc("deck", "/deck.pdf"), chunks("deck", ["FY24 revenue grew 12%."]))
+    catalog.finalize("deck")
+    assert missing(catalog, "How much did revenue grow in 2024?") == []
+    assert missing(catalog, "How much did revenue grow in 2025?") == ["2025"]
+    catalog.close()

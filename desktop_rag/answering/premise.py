@@ -10,7 +10,7 @@ not asked.
 Which words are names is read from how the question is written, not from a list of names:
 - a word with capital and small letters that does not begin its sentence ("Germanwings", "iOS",
   "GPT-4o"); adjacent ones are one name ("Lebron Brennan"), found when each of its words is;
-- a year, also inside a period ("FY2021" asks about 2021);
+- a year, also inside a period ("FY2021" asks about 2021; a report's "FY21" mentions it);
 - a word before a full stop may be cut short, so it is looked up as a prefix ("Oct."); a title or
   initials before a name may be left out ("Mr Smith" is looked up as "Smith").
 Left out: words in capitals only (an acronym may be spelt out in the documents: "EBITDA"), a
@@ -140,7 +140,14 @@ Mentions = Callable[[tuple[str, ...]], bool]  # do the documents searched hold t
 
 def missing_terms(question: str, mentions: Mentions) -> list[Term]:
     """The question's names and years that the documents searched do not hold."""
-    return [term for term in premise_terms(question) if not mentions(term.words)]
+    return [t for t in premise_terms(question) if not any(mentions(f) for f in _forms(t))]
+
+
+def _forms(term: Term) -> list[tuple[str, ...]]:
+    """A name's words; a year also as a report's fiscal year writes it ("2024": "FY24")."""
+    if len(term.words) == 1 and _YEAR.fullmatch(term.words[0]):
+        return [term.words, ("fy" + term.words[0][2:],)]
+    return [term.words]
 
 
 def premise_refusal(question: str, chat_id: str, missing: list[Term], info: RouteInfo,
