@@ -158,3 +158,8 @@ def test_a_year_written_as_a_fiscal_year(tmp_path: Path) -> None:
     assert missing(catalog, "How much did revenue grow in 2024?") == []
     assert missing(catalog, "How much did revenue grow in 2025?") == ["2025"]
     catalog.close()
+
+
+def test_a_question_in_title_case_names_nothing_by_its_capitals() -> None:
+    assert names("What Is The Churn Rate Of Netflix In 2015?") == ["2015"]
+    assert names("What is the churn rate of Netflix in 2015?") == ["Netflix", "2015"]

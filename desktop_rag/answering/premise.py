@@ -13,10 +13,11 @@ Which words are names is read from how the question is written, not from a list 
 - a year, also inside a period ("FY2021" asks about 2021; a report's "FY21" mentions it);
 - a word before a full stop may be cut short, so it is looked up as a prefix ("Oct."); a title or
   initials before a name may be left out ("Mr Smith" is looked up as "Smith").
-Left out: words in capitals only (an acronym may be spelt out in the documents: "EBITDA"), a
-part of a document ("Page 3", "Figure 7"), what follows the first question mark (how to
-answer: "Please write the date as YYYY-MM-DD"), and a clause that excludes what it names
-("except Germany", "not included in LinkedIn Metrics: Post Reach, …").
+Left out: words in capitals only (an acronym may be spelt out in the documents: "EBITDA"), the
+words of a question in Title Case (its capitals say nothing), a part of a document ("Page 3",
+"Figure 7"), what follows the first question mark (how to answer: "Please write the date as
+YYYY-MM-DD"), and a clause that excludes what it names ("except Germany", "not included in
+LinkedIn Metrics: Post Reach, …").
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ def _runs(question: str) -> Iterator[list[str]]:
     run: list[str] = []
     end, previous, excluded, abbreviated = 0, "", False, False
     asked = _asked(question)
+    titled = _title_case(asked)
     for match in _TOKEN.finditer(asked):
         token = _POSSESSIVE.sub("", match.group(0))
         gap = asked[end : match.start()]
@@ -97,7 +99,7 @@ def _runs(question: str) -> Iterator[list[str]]:
         excluded = excluded or lower in _EXCLUDING or (previous, lower) in _EXCLUDING_PAIRS
         opens = not end or (not (abbreviated and not gap.strip())
                             and _SENTENCE_END.search(asked[: match.start()]) is not None)
-        name = (not excluded and not opens and _is_name(token)
+        name = (not excluded and not opens and not titled and _is_name(token)
                 and not _REFERENCE.match(asked, match.end()))  # fmt: skip
         if run and (gap.strip() or not name):
             yield from _flush(run)
@@ -111,6 +113,15 @@ def _runs(question: str) -> Iterator[list[str]]:
         if abbreviated:
             end += 1  # an abbreviation's own full stop ("Mr.", "U.S."), not a sentence's end
     yield from _flush(run)
+
+
+def _title_case(asked: str) -> bool:
+    """A question in Title Case ("What Is The Churn Rate Of Netflix?"): its capitals say nothing
+    of names, as in one written in capitals only. Told by its small words capitalised (two or
+    more after the first word), which a name rarely has ("The Hague", "Bank of America")."""
+    tokens: list[str] = _TOKEN.findall(asked)[1:]
+    small = [t for t in tokens if t.lower() in STOPWORDS and len(t) > 1]
+    return sum(t[0].isupper() for t in small) >= 2
 
 
 def _asked(question: str) -> str:
