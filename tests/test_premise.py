@@ -163,3 +163,8 @@ def test_a_year_written_as_a_fiscal_year(tmp_path: Path) -> None:
 def test_a_question_in_title_case_names_nothing_by_its_capitals() -> None:
     assert names("What Is The Churn Rate Of Netflix In 2015?") == ["2015"]
     assert names("What is the churn rate of Netflix in 2015?") == ["Netflix", "2015"]
+
+
+def test_a_numbered_part_of_a_document_is_no_name_a_numbered_place_is() -> None:
+    assert names("What is shown in Figure 7 and on Page 3 of Appendix C?") == []
+    assert names("How many claims in Building 4 were turned down?") == ["Building"]

@@ -14,10 +14,10 @@ Which words are names is read from how the question is written, not from a list 
 - a word before a full stop may be cut short, so it is looked up as a prefix ("Oct."); a title or
   initials before a name may be left out ("Mr Smith" is looked up as "Smith").
 Left out: words in capitals only (an acronym may be spelt out in the documents: "EBITDA"), the
-words of a question in Title Case (its capitals say nothing), a part of a document ("Page 3",
-"Figure 7"), what follows the first question mark (how to answer: "Please write the date as
-YYYY-MM-DD"), and a clause that excludes what it names ("except Germany", "not included in
-LinkedIn Metrics: Post Reach, …").
+words of a question in Title Case (its capitals say nothing), a numbered part of a document
+("Page 3", "Figure 7"; "Building 4" is a name), what follows the first question mark (how to
+answer: "Please write the date as YYYY-MM-DD"), and a clause that excludes what it names
+("except Germany", "not included in LinkedIn Metrics: Post Reach, …").
 """
 
 from __future__ import annotations
@@ -39,7 +39,14 @@ _SENTENCE_END = re.compile(r"[.?!:;]\s*$|[\n\"“(\[]\s*$")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _SENTENCE_GAP = re.compile(r"[;?!.]")  # an exclusion ("except A, B and C") lasts to here
-_REFERENCE = re.compile(r"\s*\(?\d")  # "Page 3", "Figure 7", "Table (2)": a part, not a name
+_NUMBERED = re.compile(r"\s*\(?[\dA-Z]\b")  # "Page 3", "Figure 7", "Appendix C", "Table (2)"
+# The parts of a document, numbered: "Page 3" names a place in the document, not a thing the
+# documents must mention ("Building 4" does).
+_PARTS = frozenset({"page", "pages", "figure", "fig", "table", "section", "chapter", "appendix",
+                    "slide", "exhibit", "note", "item", "part", "step", "line", "row", "column",
+                    "paragraph", "annex", "schedule", "equation", "eq", "footnote", "volume",
+                    "vol", "article", "clause", "box", "panel", "chart", "image", "photo",
+                    "diagram", "tab", "sheet", "example", "question", "q"})  # fmt: skip
 _LETTERS = re.compile(r"[^\W\d_]+")  # "2015s" is no year
 # Words that exclude what their clause names: English grammar, not a list of questions.
 _EXCLUDING = frozenset({"except", "excluding", "besides", "not", "without", "nor",
@@ -100,7 +107,7 @@ def _runs(question: str) -> Iterator[list[str]]:
         opens = not end or (not (abbreviated and not gap.strip())
                             and _SENTENCE_END.search(asked[: match.start()]) is not None)
         name = (not excluded and not opens and not titled and _is_name(token)
-                and not _REFERENCE.match(asked, match.end()))  # fmt: skip
+                and not _part(asked, match.end(), lower))  # fmt: skip
         if run and (gap.strip() or not name):
             yield from _flush(run)
         year = _YEAR.search(token)
@@ -113,6 +120,11 @@ def _runs(question: str) -> Iterator[list[str]]:
         if abbreviated:
             end += 1  # an abbreviation's own full stop ("Mr.", "U.S."), not a sentence's end
     yield from _flush(run)
+
+
+def _part(asked: str, end: int, lower: str) -> bool:
+    """A numbered part of a document ("Page 3", "Figure 7"): a place in it, not a name."""
+    return lower in _PARTS and _NUMBERED.match(asked, end) is not None
 
 
 def _title_case(asked: str) -> bool:
