@@ -166,5 +166,5 @@ def test_a_question_in_title_case_names_nothing_by_its_capitals() -> None:
 
 
 def test_a_numbered_part_of_a_document_is_no_name_a_numbered_place_is() -> None:
-    assert names("What is shown in Figure 7 and on Page 3 of Appendix C?") == []
+    assert names("What is shown in Figure 7 and on Page 13 of Appendix C, Table (2)?") == []
     assert names("How many claims in Building 4 were turned down?") == ["Building"]

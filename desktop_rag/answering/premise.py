@@ -39,7 +39,7 @@ _SENTENCE_END = re.compile(r"[.?!:;]\s*$|[\n\"“(\[]\s*$")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _SENTENCE_GAP = re.compile(r"[;?!.]")  # an exclusion ("except A, B and C") lasts to here
-_NUMBERED = re.compile(r"\s*\(?[\dA-Z]\b")  # "Page 3", "Figure 7", "Appendix C", "Table (2)"
+_NUMBERED = re.compile(r"\s*\(?(?:\d|[A-Z]\b)")  # "Page 13", "Appendix C", "Table (2)"
 # The parts of a document, numbered: "Page 3" names a place in the document, not a thing the
 # documents must mention ("Building 4" does).
 _PARTS = frozenset({"page", "pages", "figure", "fig", "table", "section", "chapter", "appendix",
