@@ -48,12 +48,11 @@ def test_years_count_and_the_first_word_of_each_sentence_does_not() -> None:
         "Vietnam", "Appota"]
 
 
-def test_acronyms_references_periods_and_instructions() -> None:
-    """An acronym may be spelt out in the documents; "Page 3" is a part of one; "FY2021" is
-    its year; what follows the question mark says how to answer."""
+def test_acronyms_periods_and_instructions() -> None:
+    """An acronym may be spelt out in the documents; "FY2021" is its year; what follows the
+    question mark says how to answer."""
     assert names("What is the EBITDA margin of Netflix in FY2015?") == ["Netflix", "2015"]
     assert names("WHAT IS ITC LIMITED LOGO COLOR?") == []
-    assert names("How many children are in the photograph on Page 3 or in Figure 7?") == []
     assert names("What is the date of the report? Format it as Yyyy-Mm-Dd, Please.") == []
     assert names("Which 2015s trends, in Q3 2015, did Apple report?") == ["2015", "Apple"]
 
@@ -111,14 +110,6 @@ def test_the_refusal_names_what_is_missing() -> None:
     assert answer.route.details["missing_names"] == 1
 
 
-def test_a_clause_that_excludes_names_no_premise() -> None:
-    assert names("List the countries of the report, except the U.S. and Germany.") == []
-    assert names("Which agencies other than Nasa, Boeing or Airbus took part? Name them.") == []
-    assert names("Which units, apart from Airbus, and which Boeing teams? In 2019.") == []
-    assert names("Which share of Chinese respondents view the U.S. or Japan as the leader?") == [
-        "Chinese", "Japan"]  # "U.S." is in capitals only
-
-
 def test_a_name_with_stops_is_found_by_its_words(catalog: Catalog) -> None:
     assert missing(catalog, "What do Americans say of the G.W.Bush years?") == ["G.W.Bush"]  # bush
     assert missing(catalog, "What do Americans say of the German-Pew survey?") == []
@@ -151,20 +142,5 @@ def test_two_words_typed_without_a_space_are_mentions(catalog: Catalog) -> None:
     assert missing(catalog, "What did Lufthansa and Boeingfor say?") == ["Boeingfor"]
 
 
-def test_a_year_written_as_a_fiscal_year(tmp_path: Path) -> None:
-    catalog = Catalog(tmp_path / "catalog.sqlite3")
-    catalog.add_pending(doc("deck", "/deck.pdf"), chunks("deck", ["FY24 revenue grew 12%."]))
-    catalog.finalize("deck")
-    assert missing(catalog, "How much did revenue grow in 2024?") == []
-    assert missing(catalog, "How much did revenue grow in 2025?") == ["2025"]
-    catalog.close()
-
-
-def test_a_question_in_title_case_names_nothing_by_its_capitals() -> None:
-    assert names("What Is The Churn Rate Of Netflix In 2015?") == ["2015"]
-    assert names("What is the churn rate of Netflix in 2015?") == ["Netflix", "2015"]
-
-
-def test_a_numbered_part_of_a_document_is_no_name_a_numbered_place_is() -> None:
-    assert names("What is shown in Figure 7 and on Page 13 of Appendix C, Table (2)?") == []
+def test_a_numbered_place_is_a_name() -> None:
     assert names("How many claims in Building 4 were turned down?") == ["Building"]

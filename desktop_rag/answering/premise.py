@@ -10,14 +10,14 @@ not asked.
 Which words are names is read from how the question is written, not from a list of names:
 - a word with capital and small letters that does not begin its sentence ("Germanwings", "iOS",
   "GPT-4o"); adjacent ones are one name ("Lebron Brennan"), found when each of its words is;
-- a year, also inside a period ("FY2021" asks about 2021; a report's "FY21" mentions it);
+- a year, also inside a period ("FY2021" asks about 2021);
 - a word before a full stop may be cut short, so it is looked up as a prefix ("Oct."); a title or
   initials before a name may be left out ("Mr Smith" is looked up as "Smith").
-Left out: words in capitals only (an acronym may be spelt out in the documents: "EBITDA"), the
-words of a question in Title Case (its capitals say nothing), a numbered part of a document
-("Page 3", "Figure 7"; "Building 4" is a name), what follows the first question mark (how to
-answer: "Please write the date as YYYY-MM-DD"), and a clause that excludes what it names
-("except Germany", "not included in LinkedIn Metrics: Post Reach, …").
+Left out: words in capitals only (an acronym may be spelt out in the documents: "EBITDA"), and
+what follows the first question mark (how to answer: "Please write the date as YYYY-MM-DD").
+No word list decides: lists of excluding words ("except", "not"), of a document's parts ("Page
+3") and a Title Case rule were measured and removed, as no test-split question, rewording or
+held-out question changed with them (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -38,21 +38,7 @@ _TOKEN = re.compile(r"[^\W_](?:[\w.&'’-]*[^\W_])?", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.?!:;]\s*$|[\n\"“(\[]\s*$")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _POSSESSIVE = re.compile(r"['’]s?$")
-_SENTENCE_GAP = re.compile(r"[;?!.]")  # an exclusion ("except A, B and C") lasts to here
-_NUMBERED = re.compile(r"\s*\(?(?:\d|[A-Z]\b)")  # "Page 13", "Appendix C", "Table (2)"
-# The parts of a document, numbered: "Page 3" names a place in the document, not a thing the
-# documents must mention ("Building 4" does).
-_PARTS = frozenset({"page", "pages", "figure", "fig", "table", "section", "chapter", "appendix",
-                    "slide", "exhibit", "note", "item", "part", "step", "line", "row", "column",
-                    "paragraph", "annex", "schedule", "equation", "eq", "footnote", "volume",
-                    "vol", "article", "clause", "box", "panel", "chart", "image", "photo",
-                    "diagram", "tab", "sheet", "example", "question", "q"})  # fmt: skip
 _LETTERS = re.compile(r"[^\W\d_]+")  # "2015s" is no year
-# Words that exclude what their clause names: English grammar, not a list of questions.
-_EXCLUDING = frozenset({"except", "excluding", "besides", "not", "without", "nor",
-                        "neither", "unlike"})  # fmt: skip
-_EXCLUDING_PAIRS = frozenset({("other", "than"), ("apart", "from"), ("rather", "than"),
-                              ("aside", "from")})  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,46 +80,26 @@ def _looked_up(token: str) -> list[str]:
 def _runs(question: str) -> Iterator[list[str]]:
     """Runs of adjacent name tokens, and years, in the question proper (see `_asked`)."""
     run: list[str] = []
-    end, previous, excluded, abbreviated = 0, "", False, False
+    end, abbreviated = 0, False
     asked = _asked(question)
-    titled = _title_case(asked)
     for match in _TOKEN.finditer(asked):
         token = _POSSESSIVE.sub("", match.group(0))
         gap = asked[end : match.start()]
-        if _SENTENCE_GAP.search(gap):
-            excluded = False
-        lower = token.lower()
-        excluded = excluded or lower in _EXCLUDING or (previous, lower) in _EXCLUDING_PAIRS
         opens = not end or (not (abbreviated and not gap.strip())
                             and _SENTENCE_END.search(asked[: match.start()]) is not None)
-        name = (not excluded and not opens and not titled and _is_name(token)
-                and not _part(asked, match.end(), lower))  # fmt: skip
+        name = not opens and _is_name(token)
         if run and (gap.strip() or not name):
             yield from _flush(run)
         year = _YEAR.search(token)
-        if not excluded and year and not _LETTERS.fullmatch(token[year.end() :]):
+        if year and not _LETTERS.fullmatch(token[year.end() :]):
             yield [year.group(0)]  # a year, or a period of one ("FY2021": 2021)
         elif name:
             run.append(token + "." if asked[match.end() : match.end() + 1] == "." else token)
-        end, previous = match.end(), lower
+        end = match.end()
         abbreviated = asked[end : end + 1] == "." and (name or "." in token)
         if abbreviated:
             end += 1  # an abbreviation's own full stop ("Mr.", "U.S."), not a sentence's end
     yield from _flush(run)
-
-
-def _part(asked: str, end: int, lower: str) -> bool:
-    """A numbered part of a document ("Page 3", "Figure 7"): a place in it, not a name."""
-    return lower in _PARTS and _NUMBERED.match(asked, end) is not None
-
-
-def _title_case(asked: str) -> bool:
-    """A question in Title Case ("What Is The Churn Rate Of Netflix?"): its capitals say nothing
-    of names, as in one written in capitals only. Told by its small words capitalised (two or
-    more after the first word), which a name rarely has ("The Hague", "Bank of America")."""
-    tokens: list[str] = _TOKEN.findall(asked)[1:]
-    small = [t for t in tokens if t.lower() in STOPWORDS and len(t) > 1]
-    return sum(t[0].isupper() for t in small) >= 2
 
 
 def _asked(question: str) -> str:
@@ -163,14 +129,7 @@ Mentions = Callable[[tuple[str, ...]], bool]  # do the documents searched hold t
 
 def missing_terms(question: str, mentions: Mentions) -> list[Term]:
     """The question's names and years that the documents searched do not hold."""
-    return [t for t in premise_terms(question) if not any(mentions(f) for f in _forms(t))]
-
-
-def _forms(term: Term) -> list[tuple[str, ...]]:
-    """A name's words; a year also as a report's fiscal year writes it ("2024": "FY24")."""
-    if len(term.words) == 1 and _YEAR.fullmatch(term.words[0]):
-        return [term.words, ("fy" + term.words[0][2:],)]
-    return [term.words]
+    return [term for term in premise_terms(question) if not mentions(term.words)]
 
 
 def premise_refusal(question: str, chat_id: str, missing: list[Term], info: RouteInfo,
