@@ -21,6 +21,7 @@ from typing import Any
 
 from desktop_rag.answering.premise import missing_terms
 from desktop_rag.domain import EVERYWHERE, DocScope
+from desktop_rag.evaluation.jsonl import read_jsonl
 from desktop_rag.evaluation.splits import DEV, SPLITS, TEST, in_split, split_of
 from desktop_rag.store.documents import Catalog
 from desktop_rag.store.sparse import FtsSparseIndex
@@ -30,7 +31,7 @@ REWORDINGS = (DATA / "rephrasings.jsonl", DATA / "rephrasings_unanswerable.jsonl
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return read_jsonl(path, "questions", ("id", "question"))
 
 
 def _unanswerable(row: dict[str, Any]) -> bool:

@@ -36,7 +36,7 @@ from desktop_rag.answering.stages import StageReporter, reporter_of
 from desktop_rag.answering.stated_value import stated_value
 from desktop_rag.answering.table_reading import NOTE as TABLE_NOTE
 from desktop_rag.answering.table_reading import cell_answer, read_cell
-from desktop_rag.answering.timings import generation_timings, since
+from desktop_rag.answering.timings import generation_timings, unasked_timings
 from desktop_rag.domain import Answer, Passage, SearchResult
 from desktop_rag.domain.computed import CheckedCalculation
 from desktop_rag.domain.progress import CancelToken
@@ -188,8 +188,7 @@ def refusal_answer(
     nearest = tuple(
         Passage(i + 1, s.chunk, s.chunk.text, s.score) for i, s in enumerate(result.results[:3])
     )
-    timings.update(ttft_ms=0.0, total_ms=since(started), prompt_tokens=0, cached_tokens=0,
-                   generated_tokens=0)  # fmt: skip
+    timings.update(unasked_timings(started))
     return Answer(
         question=question,
         answer=prompts.refusal_text(nearest),

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from desktop_rag.answering.timings import since
+from desktop_rag.answering.timings import unasked_timings
 from desktop_rag.domain import Answer
 from desktop_rag.domain.routed import RouteInfo
 from desktop_rag.text.words import STOPWORDS, words
@@ -140,8 +140,6 @@ def premise_refusal(question: str, chat_id: str, missing: list[Term], info: Rout
     text = (f"None of the documents searched mentions {names}, so they cannot answer this "
             "question. Check the spelling, or add the document that does.")  # fmt: skip
     reason = f"{info.reason}; the documents searched never mention {names}"
-    timings = {"ttft_ms": 0.0, "total_ms": since(started), "prompt_tokens": 0,
-               "cached_tokens": 0, "generated_tokens": 0}
     route = dataclasses.replace(info, details={**info.details, "missing_names": len(missing)},
                                 reason=reason)
     return Answer(
@@ -154,6 +152,6 @@ def premise_refusal(question: str, chat_id: str, missing: list[Term], info: Rout
         refused=True,
         reranker="none",
         gpu_offload=gpu_offload,
-        timings=timings,
+        timings=unasked_timings(started),
         route=route,
     )

@@ -12,6 +12,12 @@ def since(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 2)
 
 
+def unasked_timings(start: float) -> dict[str, float]:
+    """The timings of an answer the model was not asked for (a refusal the app makes)."""
+    return {"ttft_ms": 0.0, "total_ms": since(start), "prompt_tokens": 0, "cached_tokens": 0,
+            "generated_tokens": 0}  # fmt: skip
+
+
 def generation_timings(g: Generation, gen_start: float, start: float) -> dict[str, float]:
     return {
         "ttft_ms": round((gen_start - start) * 1000 + g.ttft_ms, 2),

@@ -87,7 +87,8 @@ class AnswerService:
         component, info = table.choose(query, parse_route(route))
         request = RouteRequest(question, query, chat_id, info, scope, k, stages, on_stage, cancel,
                                start)  # fmt: skip
-        missing = missing_terms(query, lambda found: self._mentions(found, scope))
+        index = self.ctx.catalog.sparse_index()
+        missing = missing_terms(query, lambda found: index.mentions(found, scope))
         if missing:
             answer = premise_refusal(question, chat_id, missing, info,
                                      self._on_gpu(), start)  # fmt: skip
@@ -98,10 +99,6 @@ class AnswerService:
 
     def _on_gpu(self) -> bool:
         return self.ctx.loaded("engine") and bool(self.ctx.engine.gpu_offload)
-
-    def _mentions(self, found: tuple[str, ...], scope: DocScope) -> bool:
-        """Whether the documents in `scope` hold these words (answering/premise.py)."""
-        return self.ctx.catalog.sparse_index().mentions(found, scope)
 
     def _standalone(self, chat_id: str, question: str, cancel: CancelToken | None) -> str:
         """The question as a standalone query; the model is loaded only to rewrite a follow-up

@@ -53,23 +53,25 @@ _NEGATIONS = frozenset({"no", "not", "never", "none", "without", "nothing", "nei
 _NEGATED = re.compile(r"n't\b", re.IGNORECASE)
 
 
-def new_stemmer() -> Any:
-    """The one stemmer every part uses: PyStemmer's English Snowball (imported here only). A
-    stemmer must not be shared between threads (PyStemmer's is not thread-safe: two threads
-    stemming with one crashed the process), so each thread gets its own through `_stemmer`."""
+def new_stemmer(algorithm: str = "english") -> Any:
+    """The one stemmer every part uses: PyStemmer's English Snowball (imported here only;
+    "porter" for FTS5's vocabulary, `porter_stem`). A stemmer must not be shared between
+    threads (PyStemmer's is not thread-safe: two threads stemming with one crashed the
+    process), so each thread gets its own through `_stemmer`."""
     import Stemmer
 
-    return Stemmer.Stemmer("english")
+    return Stemmer.Stemmer(algorithm)
 
 
 _local = threading.local()
 
 
-def _stemmer() -> Any:
-    """This thread's stemmer."""
-    stemmer = getattr(_local, "stemmer", None)
+def _stemmer(algorithm: str = "english") -> Any:
+    """This thread's stemmer of `algorithm`."""
+    stemmer = getattr(_local, algorithm, None)
     if stemmer is None:
-        stemmer = _local.stemmer = new_stemmer()
+        stemmer = new_stemmer(algorithm)
+        setattr(_local, algorithm, stemmer)
     return stemmer
 
 
@@ -81,12 +83,7 @@ def stem_words(found: list[str]) -> list[str]:
 def porter_stem(word: str) -> str:
     """The original Porter stem, as SQLite FTS5's porter tokenizer makes it ("activision" ->
     "activis"): what a word is in the FTS5 index's own vocabulary."""
-    porter = getattr(_local, "porter", None)
-    if porter is None:
-        import Stemmer
-
-        porter = _local.porter = Stemmer.Stemmer("porter")
-    return str(porter.stemWord(word))
+    return str(_stemmer("porter").stemWord(word))
 
 
 def stems(text: str) -> tuple[str, ...]:
