@@ -53,8 +53,8 @@ def decisions(
     return out
 
 
-def _in(index: FtsSparseIndex, scope: DocScope) -> Callable[[tuple[str, ...]], bool]:
-    return lambda found: index.mentions(found, scope)
+def _in(index: FtsSparseIndex, scope: DocScope) -> Callable[[tuple[str, ...], bool], bool]:
+    return lambda found, exact: index.mentions(found, scope, exact)
 
 
 def report(questions: list[dict[str, Any]], rewordings: list[dict[str, Any]],

@@ -1,4 +1,4 @@
-"""The premise check: the names and years a question takes for granted, looked up in the
+"""The premise check: the names, years and colours a question takes for granted, looked up in the
 documents searched (answering/premise.py, FtsSparseIndex.mentions on a real catalog on disk),
 and the refusal that names what is missing."""
 
@@ -20,6 +20,8 @@ TEXTS = {
                "Tweets referencing #Germanwings passed 500,000 in the first six hours (2015)."],
     "survey": ["Americans and Germans differ on the U.S.-German relationship.",
                "Pew Research Center survey, fielded in 2019."],
+    "manual": ["The green light means very cold milk; the gray cup holds the foam.",
+               "Greenhouse gas emissions of the machine fell in 2021."],
 }
 
 
@@ -43,7 +45,7 @@ def test_a_comma_or_a_word_in_lower_case_ends_a_name() -> None:
 
 def test_years_count_and_the_first_word_of_each_sentence_does_not() -> None:
     assert names("In 2024, what share voted? Please answer in percent.") == ["2024"]
-    assert names("what is the number of red logos in page 10?") == []
+    assert names("what is the number of logos in page 10?") == []
     assert names("Which news appear in both Vietnam mobile news and Appota news?") == [
         "Vietnam", "Appota"]
 
@@ -74,7 +76,8 @@ def catalog(tmp_path: Path) -> Iterator[Catalog]:
 
 def missing(catalog: Catalog, question: str, scope: DocScope = EVERYWHERE) -> list[str]:
     index = catalog.sparse_index()
-    return [t.text for t in missing_terms(question, lambda found: index.mentions(found, scope))]
+    return [t.text for t in missing_terms(
+        question, lambda found, exact: index.mentions(found, scope, exact))]
 
 
 def test_a_name_no_document_holds_is_missing(catalog: Catalog) -> None:
@@ -144,3 +147,33 @@ def test_two_words_typed_without_a_space_are_mentions(catalog: Catalog) -> None:
 
 def test_a_numbered_place_is_a_name() -> None:
     assert names("How many claims in Building 4 were turned down?") == ["Building"]
+
+
+def test_colours_are_premises_and_a_colour_in_a_name_is_the_name() -> None:
+    assert names("What is the yellow color italic text on page 9?") == ["yellow"]
+    assert names("what is the number of red logos in page 10?") == ["red"]
+    assert names("How many Red Bull logos are there?") == ["Red Bull"]
+    assert names("Which rows are shaded gray? Answer in Blue.") == ["gray"]
+    assert names("What colour is the ITC logo?") == []  # no colour named, "ITC" in capitals
+
+
+def test_a_colour_is_found_only_as_itself(catalog: Catalog) -> None:
+    """A colour the text names passes, in either spelling of grey; "greenhouse" does not name
+    green; a colour only pictures could show is missing."""
+    manual = DocScope(only=frozenset({"manual"}))
+    assert missing(catalog, "What does the green light mean?", manual) == []
+    assert missing(catalog, "Which cup is grey?", manual) == []
+    crisis = DocScope(only=frozenset({"crisis"}))
+    assert missing(catalog, "What is printed in green on the first page?", crisis) == ["green"]
+    assert missing(catalog, "Which line is highlighted in yellow?", manual) == ["yellow"]
+    assert missing(catalog, "Which figure shows a greenhouse?", manual) == []
+
+
+def test_the_refusal_of_a_colour_says_that_colours_of_pictures_are_not_read() -> None:
+    terms = premise_terms("What is the yellow italic text on page 9?")
+    answer = premise_refusal("q", "chat", terms, RouteInfo.default(), False, 0.0)
+    assert answer.refused and "\u201cyellow\u201d" in answer.answer
+    assert "colours of pictures" in answer.answer and "spelling" not in answer.answer
+    both = premise_refusal("q", "chat", premise_terms("Is the Acme logo red?"),
+                           RouteInfo.default(), False, 0.0)  # fmt: skip
+    assert "\u201cAcme\u201d or \u201cred\u201d" in both.answer and "spelling" in both.answer

@@ -12,7 +12,12 @@ Which words are names is read from how the question is written, not from a list 
   "GPT-4o"); adjacent ones are one name ("Lebron Brennan"), found when each of its words is;
 - a year, also inside a period ("FY2021" asks about 2021);
 - a word before a full stop may be cut short, so it is looked up as a prefix ("Oct."); a title or
-  initials before a name may be left out ("Mr Smith" is looked up as "Smith").
+  initials before a name may be left out ("Mr Smith" is looked up as "Smith");
+- a colour, one of English's eleven basic colour terms ("the yellow italic text", "the blue
+  icon"): like a name it has no other word a document would say it by, and the app reads text,
+  not what pictures or the print look like. Where the text never names the colour, the question
+  is about how the pages look, which the app cannot see; a manual that says "the red light"
+  names it, and the question passes.
 Left out: words in capitals only (an acronym may be spelt out in the documents: "EBITDA"), and
 what follows the first question mark (how to answer: "Please write the date as YYYY-MM-DD").
 No word list decides: lists of excluding words ("except", "not"), of a document's parts ("Page
@@ -41,22 +46,42 @@ _POSSESSIVE = re.compile(r"['’]s?$")
 _LETTERS = re.compile(r"[^\W\d_]+")  # "2015s" is no year
 
 
+# English's basic colour terms (Berlin and Kay), with the other spelling of grey
+_COLOUR = re.compile(r"\b(?:black|white|red|green|yellow|blue|brown|purple|pink|orange|gr[ae]y)\b",
+                     re.IGNORECASE)  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class Term:
-    """A name or year of the question, as written, and the words the index looks it up by."""
+    """A name, year or colour of the question, as written, and the words the index looks it up
+    by."""
 
     text: str
     words: tuple[str, ...]
+    colour: bool = False
+
+    @property
+    def spellings(self) -> tuple[tuple[str, ...], ...]:
+        """The ways the documents may write it: grey is also gray."""
+        if self.colour and self.words[0] in ("grey", "gray"):
+            return (("grey",), ("gray",))
+        return (self.words,)
 
 
 def premise_terms(question: str) -> list[Term]:
-    """The names and years of `question`, each once, in order (see the module text)."""
+    """The names, years and colours of `question`, each once, in order (see the module
+    text)."""
     found: dict[tuple[str, ...], Term] = {}
     for run in _runs(question):
         text = " ".join(run)
         key = _without_title(tuple(w for token in run for w in _looked_up(token)))
         if key and key not in found:
             found[key] = Term(text, key)
+    named = {word for key in found for word in key}
+    for match in _COLOUR.finditer(_asked(question)):
+        colour = match.group(0).lower()
+        if colour not in named and (colour,) not in found:  # "Red Bull" is a name already
+            found[(colour,)] = Term(colour, (colour,), colour=True)
     return list(found.values())
 
 
@@ -124,12 +149,15 @@ def _is_name(token: str) -> bool:
             and token.lower() not in STOPWORDS)  # fmt: skip
 
 
-Mentions = Callable[[tuple[str, ...]], bool]  # do the documents searched hold these words?
+# do the documents searched hold these words? (exact: the words themselves, not a word they
+# begin nor one a typo away: "green" is not "greenhouse")
+Mentions = Callable[[tuple[str, ...], bool], bool]
 
 
 def missing_terms(question: str, mentions: Mentions) -> list[Term]:
     """The question's names and years that the documents searched do not hold."""
-    return [term for term in premise_terms(question) if not mentions(term.words)]
+    return [term for term in premise_terms(question)
+            if not any(mentions(spelling, term.colour) for spelling in term.spellings)]  # fmt: skip
 
 
 def premise_refusal(question: str, chat_id: str, missing: list[Term], info: RouteInfo,
@@ -137,8 +165,12 @@ def premise_refusal(question: str, chat_id: str, missing: list[Term], info: Rout
     """The answer when the documents searched never mention a name the question takes for
     granted: which names, and what the user can do; the model is not asked."""
     names = " or ".join(f"\u201c{t.text}\u201d" for t in missing)
-    text = (f"None of the documents searched mentions {names}, so they cannot answer this "
-            "question. Check the spelling, or add the document that does.")  # fmt: skip
+    text = f"None of the documents searched mentions {names}, so they cannot answer this question."
+    if any(t.colour for t in missing):
+        text += (" Colours are known only where the text names them: the colours of pictures and "
+                 "of the print itself are not read.")  # fmt: skip
+    if not all(t.colour for t in missing):
+        text += " Check the spelling, or add the document that does."
     reason = f"{info.reason}; the documents searched never mention {names}"
     route = dataclasses.replace(info, details={**info.details, "missing_names": len(missing)},
                                 reason=reason)

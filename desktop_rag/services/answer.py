@@ -88,7 +88,7 @@ class AnswerService:
         request = RouteRequest(question, query, chat_id, info, scope, k, stages, on_stage, cancel,
                                start)  # fmt: skip
         index = self.ctx.catalog.sparse_index()
-        missing = missing_terms(query, lambda found: index.mentions(found, scope))
+        missing = missing_terms(query, lambda found, exact: index.mentions(found, scope, exact))
         if missing:
             answer = premise_refusal(question, chat_id, missing, info,
                                      self._on_gpu(), start)  # fmt: skip

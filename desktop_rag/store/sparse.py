@@ -102,12 +102,19 @@ class FtsSparseIndex:
             rows = self._conn.execute(sql, (*WEIGHTS, expr, *ids, k)).fetchall()
         return [(str(cid), -float(score)) for cid, score in rows]
 
-    def mentions(self, found: tuple[str, ...], scope: DocScope = EVERYWHERE) -> bool:
+    def mentions(
+        self, found: tuple[str, ...], scope: DocScope = EVERYWHERE, exact: bool = False
+    ) -> bool:
         """Whether the indexed documents in `scope` hold every word of `found` (words as
         `words` gives them, stemmed as the index stems), each somewhere, or, for a word of
         five letters or more, a word its stem begins ("Europe": "European"), a word one typo
-        away ("Americen" for "American") or two words run together ("Liabilitiesfor")."""
-        return bool(found) and not scope.empty and all(self._holds(w, scope) for w in found)
+        away ("Americen" for "American") or two words run together ("Liabilitiesfor").
+        `exact` keeps to the words themselves: "green" is not in "greenhouse"."""
+        if not found or scope.empty:
+            return False
+        if exact:
+            return all(self._matches(w, scope) for w in found)
+        return all(self._holds(w, scope) for w in found)
 
     def _holds(self, word: str, scope: DocScope) -> bool:
         """A word, or one ending in "*" as a prefix ("oct*"); a word of five letters or more
