@@ -5,7 +5,10 @@ decisions that are taken before the model reads a passage: the route, whether th
 needs a calculation and of which shape, whether the app works a ratio out itself.
 
 These need no model and no library, so they are reported for every question of the set;
-answer accuracy on the rewordings needs the model (`eval answers --rephrased`).
+answer accuracy on the rewordings needs the model (`eval answers --rephrased`). Where the router
+leaves a "how many" to the scope, the app's route is decided by the question's document
+(routes/count_evidence.py); given an evaluation library (`route_of`, see route_evidence.py),
+that route is the one compared.
 """
 
 from __future__ import annotations
@@ -40,13 +43,21 @@ def load_rephrasings(path: Path) -> list[Rephrasing]:
                        str(r["original_question"])) for r in rows]  # fmt: skip
 
 
+RouteOf = Callable[[str, str], str]  # (question, its original's id) -> the route taken
+
+
 def decisions(
-    question: str, needs_calc: Callable[[str], str | None] | None = None
+    question: str,
+    needs_calc: Callable[[str], str | None] | None = None,
+    route_of: RouteOf | None = None,
+    original: str = "",
 ) -> dict[str, Any]:
-    """What the app decides about `question` before reading: route, calculation shape (None:
-    no calculation asked for), and whether a ratio worksheet answers it."""
+    """What the app decides about `question` before reading: route (the router's, or
+    `route_of`'s over a library), calculation shape (None: no calculation asked for), and
+    whether a ratio worksheet answers it."""
     shape = (needs_calc or decided_shape)(question)
-    return {"route": decide(question).route.value, "calculation": shape is not None,
+    route = route_of(question, original) if route_of else decide(question).route.value
+    return {"route": route, "calculation": shape is not None,
             "shape": shape, "worksheet": asked_worksheet(question) is not None}  # fmt: skip
 
 
@@ -65,13 +76,14 @@ def evaluate(
     items: Sequence[Rephrasing],
     split: str = ALL,
     needs_calc: Callable[[str], str | None] | None = None,
+    route_of: RouteOf | None = None,
 ) -> dict[str, Any]:
     """Share of rewordings that keep each decision of their original, overall, per set, per
     split and per kind of rewording; the changed ones listed."""
     rows = []
     for item in (i for i in items if in_split(i.id, split)):
-        before = decisions(item.original_question, needs_calc)
-        after = decisions(item.question, needs_calc)
+        before = decisions(item.original_question, needs_calc, route_of, item.original)
+        after = decisions(item.question, needs_calc, route_of, item.original)
         rows.append({"id": item.id, "set": item.set, "split": split_of(item.original),
                      "kind": item.kind, "question": item.question,
                      "original_question": item.original_question, "before": before,
