@@ -140,6 +140,22 @@ def test_targets_keep_the_thing_and_its_condition() -> None:
     assert caused.condition == ("forklift", "caus")
 
 
+def test_a_modal_a_second_how_many_or_a_leading_clause_leave_the_thing_counted_as_it_is() -> None:
+    """Rewordings of one question keep its thing: "must be followed" is no part of the steps,
+    "strengths and how many weaknesses" counts strengths and weaknesses, and "In Appendix C,
+    count the ..." counts what follows "count" (MMLongBench dev rewordings, mmlb-0090, -0328)."""
+    steps = parse("How many steps are needed to customize the function of the Down Button?")
+    must = parse("To customize the Down Button's function, how many steps must be followed?")
+    assert steps.head == must.head == ("step",) and must.condition == ("follow",)
+    both = parse("How many strengths and weaknesses are mentioned in Appendix C?")
+    again = parse("How many strengths and how many weaknesses does Appendix C list?")
+    led = parse("In Appendix C, count the strengths and the weaknesses mentioned.")
+    assert both.head == again.head == led.head == ("strength", "weak")
+    assert parse("How many unpaid May invoices were sent?").head == ("unpaid", "may", "invoic")
+    aside = parse("In the paper's main body, count the prompt examples listed (integer).")
+    assert aside.head == ("prompt", "exampl") and aside.condition == ()
+
+
 def test_a_second_sentence_is_an_instruction_not_part_of_the_thing_counted() -> None:
     """mmlb-0485 counted "waveform figures contained for 272318? List the page numbers in the
     list format in ascending order"; with or without the instruction, the target is the same."""

@@ -37,7 +37,8 @@ _FILLER = re.compile(
     r"\b(?:are|were|is|was|be|been|being|there|get|got|have been|has been|recorded|listed|"
     r"mentioned|reported|logged|noted|included|named|shown|given|found|contained|described|"
     r"presented|appear|appears|appeared|assigned|owned|raised|made|issued|filed|to|by|for|with|"
-    r"the|a|an|of|all|every|each|any|that|which|who|whose|do|does|did|and|its|their|his|her)\b",
+    r"the|a|an|of|all|every|each|any|that|which|who|whose|do|does|did|and|its|their|his|her|"
+    r"(?-i:must|should|can|could|will|would|may|might|shall))\b",
     _I,
 )
 _MENTIONS = (
@@ -50,7 +51,7 @@ _MENTIONS = (
 )  # fmt: skip
 _OBJECT = (
     ("count", re.compile(r"\bhow many (.+)", _I)),
-    ("count", re.compile(r"^(?:please )?count (?:the |all |every |each )?(.+)", _I)),
+    ("count", re.compile(r"(?:^|[,;:]\s*)(?:please )?count (?:the |all |every |each )?(.+)", _I)),
     ("list", re.compile(r"^(?:please |can you |could you )?(?:list|enumerate|name|itemi[sz]e|find|"
                         r"show(?: me)?|give me|collect|extract)(?: a list of)?(?: all| every| "
                         r"each)?(?: of)?(?: the)? (.+)", _I)),
@@ -63,10 +64,12 @@ _BREAK = re.compile(
     r"without|from|by|in|on|at|for|of|to|about|during|since|before|after|between|under|over|"
     r"than|assigned|owned|paid|raised|made|issued|filed|sent|signed|submitted|involving|"
     r"concerning|regarding|related|mentioned|listed|recorded|reported|logged|received|due|"
-    r"opened|closed|marked|flagged|attended)\b)",
+    r"opened|closed|marked|flagged|attended|(?-i:must|should|can|could|will|would|may|might|shall))\b)",
     _I,
 )
 
+_ASIDE = re.compile(r"\s*\([^()]*\)$")
+_AGAIN = re.compile(r"\bhow many\b", _I)  # "strengths and how many weaknesses": one thing each
 _SENTENCE_END = re.compile(r"[?!]|(?<=[a-z]{2})\.(?=\s+[A-Z\"“])")  # not "P. Smith"
 _AUXILIARY = re.compile(r"\b(?:are|were|is|was|be|been|being|have been|has been|got)\b", _I)
 _TRAILING = re.compile(
@@ -107,6 +110,9 @@ class Target:
 
 
 def _clean(text: str) -> str:
+    """The words of the thing and its condition: no place words, nothing after a comma, no
+    closing parenthesis ("count the lines (integer)" says how to answer)."""
+    text = _ASIDE.sub("", text.strip().rstrip("?.!"))
     text = _WHERE.sub(" ", text.strip().rstrip("?.!"))
     return " ".join(text.split(",")[0].split())
 
@@ -142,7 +148,7 @@ def parse(question: str) -> Target:
     if mentioned is not None:
         return mentioned
     mode, rest = _object(text)
-    rest = _clean(rest)
+    rest = _clean(_AGAIN.sub(" ", rest))
     head_text = _BREAK.split(rest, maxsplit=1)[0]
     condition_text = _FILLER.sub(" ", rest[len(head_text) :])
     head = stems(head_text)
