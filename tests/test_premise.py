@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.answering.premise import missing_terms, premise_refusal, premise_terms
+from desktop_rag.answering.premise import (
+    held_elsewhere,
+    missing_terms,
+    premise_refusal,
+    premise_terms,
+)
 from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.domain.routed import RouteInfo
 from desktop_rag.store.documents import Catalog
@@ -177,3 +182,23 @@ def test_the_refusal_of_a_colour_says_that_colours_of_pictures_are_not_read() ->
     both = premise_refusal("q", "chat", premise_terms("Is the Acme logo red?"),
                            RouteInfo.default(), False, 0.0)  # fmt: skip
     assert "\u201cAcme\u201d or \u201cred\u201d" in both.answer and "spelling" in both.answer
+
+
+def test_the_documents_elsewhere_that_hold_what_the_chosen_ones_lack(catalog: Catalog) -> None:
+    index = catalog.sparse_index()
+    survey = DocScope(only=frozenset({"survey"}))
+    rest = survey.rest
+    assert rest == DocScope(exclude=frozenset({"survey"})) and EVERYWHERE.rest is None
+    assert DocScope(exclude=frozenset({"crisis"})).rest == DocScope(only=frozenset({"crisis"}))
+    terms = missing_terms("Did Lufthansa tweet in green?",
+                          lambda found, exact: index.mentions(found, survey, exact))  # fmt: skip
+    assert [t.text for t in terms] == ["Lufthansa", "green"]
+    holders = lambda words, _exact: index.documents_mentioning(words, rest)  # noqa: E731
+    assert held_elsewhere(terms[:1], holders) == {"crisis"}
+    assert held_elsewhere(terms, holders) == set()  # no one document holds both
+    assert index.documents_mentioning(("pew", "survey"), EVERYWHERE) == {"survey"}
+    answer = premise_refusal("q", "chat", terms[:1], RouteInfo.default(), False, 0.0,
+                             ["Crisis report", "Airline news", "Blog", "Press"])  # fmt: skip
+    assert ("Other documents of your library do: \u201cCrisis report\u201d, \u201cAirline "
+            "news\u201d, \u201cBlog\u201d and 1 more.") in answer.answer
+    assert "add the document" not in answer.answer

@@ -93,6 +93,23 @@ def test_a_name_the_document_never_mentions_is_said_not_counted(library: Library
     assert engine.judged == []
 
 
+def test_a_name_the_chosen_document_lacks_but_another_holds_is_pointed_to(
+    library: Library,
+) -> None:
+    """Asked of the wrong document, the refusal names the library's documents that do mention
+    the name, instead of telling the user to add one."""
+    services, _, questions, ids = library
+    claims = questions["claims-1-q1"].doc
+    fleet = next(d for d in services.list_documents() if Path(d.path).name.startswith("fleet"))
+    answer = services.ask("How many claims were for a Van?",
+                          scope=DocScope(only=frozenset({ids[claims]})))  # fmt: skip
+    assert answer.refused and "\u201cVan\u201d" in answer.answer
+    assert f"Other documents of your library do: \u201c{fleet.title}\u201d." in answer.answer
+    assert "add the document" not in answer.answer
+    whole = services.ask("How many claims were filed by Zyxwvut?")
+    assert whole.refused and "add the document" in whole.answer  # the whole library searched
+
+
 def test_items_that_say_the_condition_otherwise_are_judged_and_a_template_once(
     library: Library,
 ) -> None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from desktop_rag.answering.timings import unasked_timings
@@ -42,6 +42,7 @@ from desktop_rag.text.words import STOPWORDS, words
 _TOKEN = re.compile(r"[^\W_](?:[\w.&'’-]*[^\W_])?", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.?!:;]\s*$|[\n\"“(\[]\s*$")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+SHOWN = 3  # documents named where the missing names are found elsewhere
 _POSSESSIVE = re.compile(r"['’]s?$")
 _LETTERS = re.compile(r"[^\W\d_]+")  # "2015s" is no year
 
@@ -160,16 +161,36 @@ def missing_terms(question: str, mentions: Mentions) -> list[Term]:
             if not any(mentions(spelling, term.colour) for spelling in term.spellings)]  # fmt: skip
 
 
+Holders = Callable[[tuple[str, ...], bool], set[str]]  # documents elsewhere holding these words
+
+
+def held_elsewhere(missing: list[Term], holders: Holders) -> set[str]:
+    """The documents outside the ones searched that hold every missing term (each in one of its
+    spellings): a question asked of the wrong documents, whose answer may be in these."""
+    found: set[str] | None = None
+    for term in missing:
+        docs = set().union(*(holders(s, term.colour) for s in term.spellings))
+        found = docs if found is None else found & docs
+    return found or set()
+
+
 def premise_refusal(question: str, chat_id: str, missing: list[Term], info: RouteInfo,
-                    gpu_offload: bool, started: float) -> Answer:  # fmt: skip
+                    gpu_offload: bool, started: float,
+                    elsewhere: Sequence[str] = ()) -> Answer:  # fmt: skip
     """The answer when the documents searched never mention a name the question takes for
-    granted: which names, and what the user can do; the model is not asked."""
+    granted: which names, and what the user can do; the model is not asked. `elsewhere` are the
+    titles of other documents of the library that do mention them."""
     names = " or ".join(f"\u201c{t.text}\u201d" for t in missing)
     text = f"None of the documents searched mentions {names}, so they cannot answer this question."
     if any(t.colour for t in missing):
         text += (" Colours are known only where the text names them: the colours of pictures and "
                  "of the print itself are not read.")  # fmt: skip
-    if not all(t.colour for t in missing):
+    if elsewhere:
+        shown = ", ".join(f"\u201c{title}\u201d" for title in elsewhere[:SHOWN])
+        more = f" and {len(elsewhere) - SHOWN} more" if len(elsewhere) > SHOWN else ""
+        text += (f" Other documents of your library do: {shown}{more}. Ask again over the whole "
+                 "library, or choose those documents.")  # fmt: skip
+    elif not all(t.colour for t in missing):
         text += " Check the spelling, or add the document that does."
     reason = f"{info.reason}; the documents searched never mention {names}"
     route = dataclasses.replace(info, details={**info.details, "missing_names": len(missing)},

@@ -137,6 +137,15 @@ class DocScope:
     def excluding(self, doc_ids: Iterable[str]) -> DocScope:
         return DocScope(self.only, self.exclude | frozenset(doc_ids))
 
+    @property
+    def rest(self) -> DocScope | None:
+        """The library's documents this scope leaves out, or None for the whole library."""
+        if self.whole_library:
+            return None
+        if self.included is not None:
+            return DocScope(exclude=self.included)
+        return DocScope(only=self.exclude)
+
 
 EVERYWHERE = DocScope()
 

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 
 from desktop_rag.answering.follow_up import needs_rewrite, standalone_query
-from desktop_rag.answering.premise import missing_terms, premise_refusal
+from desktop_rag.answering.premise import Term, held_elsewhere, missing_terms, premise_refusal
 from desktop_rag.answering.stages import StageReporter, StageSink, check
 from desktop_rag.bootstrap import AppContext
 from desktop_rag.domain import EVERYWHERE, Answer, DocScope
@@ -90,12 +90,24 @@ class AnswerService:
         index = self.ctx.catalog.sparse_index()
         missing = missing_terms(query, lambda found, exact: index.mentions(found, scope, exact))
         if missing:
-            answer = premise_refusal(question, chat_id, missing, info,
-                                     self._on_gpu(), start)  # fmt: skip
+            answer = premise_refusal(question, chat_id, missing, info, self._on_gpu(), start,
+                                     self._elsewhere(missing, scope))  # fmt: skip
         else:
             answer = component.answer(request)
         self.ctx.chats.add_exchange(chat_id, query, answer)
         return answer
+
+    def _elsewhere(self, missing: list[Term], scope: DocScope) -> list[str]:
+        """The titles of the library's other documents that hold what the chosen ones lack
+        (none when the whole library was searched)."""
+        others = scope.rest
+        if others is None:
+            return []
+        index = self.ctx.catalog.sparse_index()
+        found = held_elsewhere(missing, lambda words, _exact: index.documents_mentioning(
+            words, others))  # fmt: skip
+        docs = (self.ctx.catalog.get_document(doc_id) for doc_id in found)
+        return sorted(doc.title for doc in docs if doc is not None)
 
     def _on_gpu(self) -> bool:
         return self.ctx.loaded("engine") and bool(self.ctx.engine.gpu_offload)

@@ -116,6 +116,27 @@ class FtsSparseIndex:
             return all(self._matches(w, scope) for w in found)
         return all(self._holds(w, scope) for w in found)
 
+    def documents_mentioning(
+        self, found: tuple[str, ...], scope: DocScope = EVERYWHERE
+    ) -> set[str]:
+        """The indexed documents in `scope` that hold every word of `found` themselves (as
+        `mentions` with `exact`): where a name the chosen documents lack can be found."""
+        holders: set[str] | None = None
+        clause, ids = _scope_clause(scope)
+        sql = (
+            f"SELECT DISTINCT c.doc_id FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"
+            f"{clause}) AS f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.doc_id = "
+            "c.doc_id WHERE d.status = 'indexed'"
+        )
+        for word in found:
+            with self._lock:
+                rows = self._conn.execute(sql, (_quoted(word), *ids)).fetchall()
+            docs = {str(doc_id) for (doc_id,) in rows}
+            holders = docs if holders is None else holders & docs
+            if not holders:
+                break
+        return holders or set()
+
     def _holds(self, word: str, scope: DocScope) -> bool:
         """A word, or one ending in "*" as a prefix ("oct*"); a word of five letters or more
         also as its stem's beginning ("Europe" in "European") or one typo away."""
