@@ -150,8 +150,13 @@ def test_two_words_typed_without_a_space_are_mentions(catalog: Catalog) -> None:
     assert missing(catalog, "What did Lufthansa and Boeingfor say?") == ["Boeingfor"]
 
 
-def test_a_numbered_place_is_a_name() -> None:
-    assert names("How many claims in Building 4 were turned down?") == ["Building"]
+def test_a_word_labelling_a_number_is_no_name() -> None:
+    """"Page 3" as a user writes it: a map or a photo never prints "Page" (mmlb-0195)."""
+    assert names("What city has the largest font on the map on Page 3?") == []
+    assert names("How many claims in Building 4 were turned down?") == []
+    assert names("How many people are in Figure 7 of the Acme report?") == ["Acme"]
+    assert names("Is iOS 7 adopted faster than Android 4?") == ["iOS"]
+    assert names("What did Lebron Brennan 2 say?") == ["Lebron Brennan"]
 
 
 def test_colours_are_premises_and_a_colour_in_a_name_is_the_name() -> None:

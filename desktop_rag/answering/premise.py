@@ -18,11 +18,12 @@ Which words are names is read from how the question is written, not from a list 
   not what pictures or the print look like. Where the text never names the colour, the question
   is about how the pages look, which the app cannot see; a manual that says "the red light"
   names it, and the question passes.
-Left out: words in capitals only (an acronym may be spelt out in the documents: "EBITDA"), and
-what follows the first question mark (how to answer: "Please write the date as YYYY-MM-DD").
-No word list decides: lists of excluding words ("except", "not"), of a document's parts ("Page
-3") and a Title Case rule were measured and removed, as no test-split question, rewording or
-held-out question changed with them (docs/benchmarks.md).
+Left out: words in capitals only (an acronym may be spelt out in the documents: "EBITDA"), a
+lone capitalised word that labels the number after it ("Page 3", "Figure 7", "Building 4"; not
+"iOS 7"), and what follows the first question mark (how to answer: "Please write the date as
+YYYY-MM-DD"). No word list decides: lists of excluding words ("except", "not"), of a document's
+parts ("Page 3") and a Title Case rule were measured and removed, as no test-split question,
+rewording or held-out question changed with them (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from desktop_rag.text.words import STOPWORDS, words
 _TOKEN = re.compile(r"[^\W_](?:[\w.&'’-]*[^\W_])?", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.?!:;]\s*$|[\n\"“(\[]\s*$")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_NUMBERED = re.compile(r"\s+\d")  # a number next ("Page 3")
 SHOWN = 3  # documents named where the missing names are found elsewhere
 _POSSESSIVE = re.compile(r"['’]s?$")
 _LETTERS = re.compile(r"[^\W\d_]+")  # "2015s" is no year
@@ -113,7 +115,7 @@ def _runs(question: str) -> Iterator[list[str]]:
         gap = asked[end : match.start()]
         opens = not end or (not (abbreviated and not gap.strip())
                             and _SENTENCE_END.search(asked[: match.start()]) is not None)
-        name = not opens and _is_name(token)
+        name = not opens and _is_name(token) and not _label(token, run, asked, match.end())
         if run and (gap.strip() or not name):
             yield from _flush(run)
         year = _YEAR.search(token)
@@ -139,6 +141,13 @@ def _flush(run: list[str]) -> Iterator[list[str]]:
     if run:
         yield list(run)
         run.clear()
+
+
+def _label(token: str, run: list[str], asked: str, end: int) -> bool:
+    """A word that only labels the number after it ("Page 3", "Figure 7", "Building 4"): one
+    word, capitalised as a sentence's first word is, alone before the number. A user writes
+    "Page 3" as readily as "page 3", and a map or a photo never prints the word."""
+    return not run and token[1:].islower() and _NUMBERED.match(asked, end) is not None
 
 
 def _is_name(token: str) -> bool:
