@@ -198,7 +198,7 @@ def test_the_documents_elsewhere_that_hold_what_the_chosen_ones_lack(catalog: Ca
     terms = missing_terms("Did Lufthansa tweet in green?",
                           lambda found, exact: index.mentions(found, survey, exact))  # fmt: skip
     assert [t.text for t in terms] == ["Lufthansa", "green"]
-    holders = lambda words, _exact: index.documents_mentioning(words, rest)  # noqa: E731
+    holders = lambda words: index.documents_mentioning(words, rest)  # noqa: E731
     assert held_elsewhere(terms[:1], holders) == {"crisis"}
     assert held_elsewhere(terms, holders) == set()  # no one document holds both
     assert index.documents_mentioning(("pew", "survey"), EVERYWHERE) == {"survey"}

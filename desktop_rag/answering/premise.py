@@ -165,20 +165,21 @@ Mentions = Callable[[tuple[str, ...], bool], bool]
 
 
 def missing_terms(question: str, mentions: Mentions) -> list[Term]:
-    """The question's names and years that the documents searched do not hold."""
+    """The question's names, years and colours that the documents searched do not hold."""
     return [term for term in premise_terms(question)
             if not any(mentions(spelling, term.colour) for spelling in term.spellings)]  # fmt: skip
 
 
-Holders = Callable[[tuple[str, ...], bool], set[str]]  # documents elsewhere holding these words
+Holders = Callable[[tuple[str, ...]], set[str]]  # the documents elsewhere holding these words
 
 
 def held_elsewhere(missing: list[Term], holders: Holders) -> set[str]:
     """The documents outside the ones searched that hold every missing term (each in one of its
-    spellings): a question asked of the wrong documents, whose answer may be in these."""
+    spellings, as the words themselves): a question asked of the wrong documents, whose answer
+    may be in these."""
     found: set[str] | None = None
     for term in missing:
-        docs = set().union(*(holders(s, term.colour) for s in term.spellings))
+        docs = set().union(*(holders(spelling) for spelling in term.spellings))
         found = docs if found is None else found & docs
     return found or set()
 

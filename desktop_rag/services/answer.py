@@ -104,8 +104,7 @@ class AnswerService:
         if others is None:
             return []
         index = self.ctx.catalog.sparse_index()
-        found = held_elsewhere(missing, lambda words, _exact: index.documents_mentioning(
-            words, others))  # fmt: skip
+        found = held_elsewhere(missing, lambda words: index.documents_mentioning(words, others))
         docs = (self.ctx.catalog.get_document(doc_id) for doc_id in found)
         return sorted(doc.title for doc in docs if doc is not None)
 
