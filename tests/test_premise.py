@@ -200,7 +200,14 @@ def test_the_documents_elsewhere_that_hold_what_the_chosen_ones_lack(catalog: Ca
     assert [t.text for t in terms] == ["Lufthansa", "green"]
     holders = lambda words: index.documents_mentioning(words, rest)  # noqa: E731
     assert held_elsewhere(terms[:1], holders) == {"crisis"}
-    assert held_elsewhere(terms, holders) == set()  # no one document holds both
+    assert held_elsewhere(terms, holders) == set()  # a colour: about the chosen pages
+    manual = DocScope(only=frozenset({"manual"}))
+    both = missing_terms("Did Lufthansa tweet about Pew?",
+                         lambda found, exact: index.mentions(found, manual, exact))  # fmt: skip
+    assert [t.text for t in both] == ["Lufthansa", "Pew"]
+    others = manual.rest
+    assert others is not None
+    assert held_elsewhere(both, lambda words: index.documents_mentioning(words, others)) == set()
     assert index.documents_mentioning(("pew", "survey"), EVERYWHERE) == {"survey"}
     answer = premise_refusal("q", "chat", terms[:1], RouteInfo.default(), False, 0.0,
                              ["Crisis report", "Airline news", "Blog", "Press"])  # fmt: skip

@@ -176,7 +176,9 @@ Holders = Callable[[tuple[str, ...]], set[str]]  # the documents elsewhere holdi
 def held_elsewhere(missing: list[Term], holders: Holders) -> set[str]:
     """The documents outside the ones searched that hold every missing term (each in one of its
     spellings, as the words themselves): a question asked of the wrong documents, whose answer
-    may be in these."""
+    may be in these. Not for a colour: the question is about how the chosen pages look."""
+    if any(term.colour for term in missing):
+        return set()  # a colour another document names says nothing of these pages' colours
     found: set[str] | None = None
     for term in missing:
         docs = set().union(*(holders(spelling) for spelling in term.spellings))
