@@ -122,15 +122,9 @@ class FtsSparseIndex:
         """The indexed documents in `scope` that hold every word of `found` themselves (as
         `mentions` with `exact`): where a name the chosen documents lack can be found."""
         holders: set[str] | None = None
-        clause, ids = _scope_clause(scope)
-        sql = (
-            f"SELECT DISTINCT c.doc_id FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"
-            f"{clause}) AS f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.doc_id = "
-            "c.doc_id WHERE d.status = 'indexed'"
-        )
         for word in found:
             with self._lock:
-                rows = self._conn.execute(sql, (_quoted(word), *ids)).fetchall()
+                rows = self._in_scope("DISTINCT c.doc_id", word, scope).fetchall()
             docs = {str(doc_id) for (doc_id,) in rows}
             holders = docs if holders is None else holders & docs
             if not holders:
@@ -155,15 +149,19 @@ class FtsSparseIndex:
         )
 
     def _matches(self, word: str, scope: DocScope) -> bool:
+        with self._lock:
+            return self._in_scope("1", word, scope, " LIMIT 1").fetchone() is not None
+
+    def _in_scope(self, columns: str, word: str, scope: DocScope, tail: str = "") -> sqlite3.Cursor:
+        """`columns` of the indexed chunks in `scope` holding `word` (the caller holds the
+        lock)."""
         clause, ids = _scope_clause(scope)
         sql = (
-            f"SELECT 1 FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{clause}) AS f"
-            " JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.doc_id = c.doc_id"
-            " WHERE d.status = 'indexed' LIMIT 1"
+            f"SELECT {columns} FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"
+            f"{clause}) AS f JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.doc_id = "
+            f"c.doc_id WHERE d.status = 'indexed'{tail}"
         )
-        with self._lock:
-            found = self._conn.execute(sql, (_quoted(word), *ids))
-            return found.fetchone() is not None
+        return self._conn.execute(sql, (_quoted(word), *ids))
 
     def _near_terms(self, word: str, stem: str) -> list[str]:
         """The index's terms one typo from `word` that begin with its letter (FTS5's own
