@@ -8,10 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from bench import count_docs_heldout, count_docs_heldout2, count_docs_heldout3
+from bench import (
+    count_docs_heldout,
+    count_docs_heldout2,
+    count_docs_heldout3,
+    count_docs_heldout4,
+)
 
 
-@pytest.mark.parametrize("module", [count_docs_heldout, count_docs_heldout2, count_docs_heldout3])
+@pytest.mark.parametrize(
+    "module", [count_docs_heldout, count_docs_heldout2, count_docs_heldout3, count_docs_heldout4]
+)
 def test_held_out_set_is_complete(module: object, tmp_path: Path) -> None:
     questions = module.build(tmp_path, small=True)  # type: ignore[attr-defined]
     originals = [q for q in questions if "~" not in q.id]
