@@ -13,11 +13,14 @@ from bench import (
     count_docs_heldout2,
     count_docs_heldout3,
     count_docs_heldout4,
+    count_docs_heldout5,
 )
 
 
 @pytest.mark.parametrize(
-    "module", [count_docs_heldout, count_docs_heldout2, count_docs_heldout3, count_docs_heldout4]
+    "module",
+    [count_docs_heldout, count_docs_heldout2, count_docs_heldout3, count_docs_heldout4,
+     count_docs_heldout5],
 )
 def test_held_out_set_is_complete(module: object, tmp_path: Path) -> None:
     questions = module.build(tmp_path, small=True)  # type: ignore[attr-defined]
