@@ -157,3 +157,31 @@ def test_matching_hands_the_judge_every_visit_when_a_few_say_visit() -> None:
     assert not found.items and not found.condition_stated
     assert [u.text[:5] for u in found.candidates] == [f"V-10{n}" for n in range(1, 7)]
     assert found.registers == {"visitors"}
+
+
+REQUESTS = [
+    "Urgent requests are answered the same day.",
+    "MR-301 flat 2A, 03 Mar: radiator cold in the bedroom.",
+    "MR-302 flat 3C, 11 Apr: dripping kitchen tap.",
+    "MR-303 flat 4B, 19 Apr: no hot water since Monday.",
+    "MR-304 flat 5D, 02 May: broken window latch.",
+    "MR-305 flat 7A, 28 May: boiler keeps cutting out.",
+]
+
+
+def test_a_head_said_only_in_a_note_gives_every_record_to_the_judge() -> None:
+    """No record says "request"; the register's note does: the records are the requests."""
+    from desktop_rag.routes.matching import match_items
+
+    units = _units("requests", REQUESTS)
+    found = match_items(units, parse("How many requests were about heating problems?"))
+    assert [u.text[:6] for u in found.candidates] == [f"MR-30{n}" for n in range(1, 6)]
+    assert found.registers == {"requests"}  # the note is no record: no item
+
+
+def test_a_day_and_month_written_with_dots_stay_in_their_record() -> None:
+    lines = ["TR-1501 24.10. Selby - Leeds 10:50: a few minutes early.",
+             "TR-1502 03.04. York - Hull 14:35: held at a signal, 40 minutes lost."]  # fmt: skip
+    assert [u.text for u in _units("trains", lines)] == lines
+    prose = _units("report", ["The ratio was 1.25. Costs fell by 2.5. Staff rose."])
+    assert [u.text for u in prose] == ["The ratio was 1.25.", "Costs fell by 2.5.", "Staff rose."]

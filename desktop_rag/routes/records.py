@@ -111,17 +111,20 @@ def beyond_heads(
     """The candidates when some lines state the thing counted but none of them its condition,
     and in a register those lines are under `MIN_SHARE` of its records: there the word is said
     in passing ("V-131 …: unannounced visit" in a visitor log whose other records are visits
-    too), not what the records are, so every record of that register is a candidate
-    (narrowed as in `with_records`, at most `MAX_RECORDS_JUDGED`), in place of the few lines
-    that say it; its other lines (notes) are none. `pool` is the candidates of the heads
-    (`heads`) as matching has them; a register where the heads are half its records or more
-    keeps them, and so does a document without records. Also the registers so read."""
+    too), or only in a note of the register's document ("Urgent requests are answered the same
+    day." atop tenant requests none of which says "request"), not what the records are, so
+    every record of that register is a candidate (narrowed as in `with_records`, at most
+    `MAX_RECORDS_JUDGED`), in place of the few lines that say it; its other lines (notes) are
+    none. `pool` is the candidates of the heads (`heads`) as matching has them; a register
+    where the heads are half its records or more keeps them, and so do a document without
+    records and a register whose document never says the head. Also the registers so read."""
     stating = set(heads)
+    saying_docs = {units[i].chunk.doc_id for i in heads}
     out: set[int] = set()
     read: set[str] = set()
     for doc, records in records_by_document(units).items():
         said = sum(1 for i in records if i in stating)
-        if not 0 < said < MIN_SHARE * len(records):
+        if doc not in saying_docs or said >= MIN_SHARE * len(records):
             continue
         kept = _narrowed(records, sets, target)
         if len(kept) <= MAX_RECORDS_JUDGED:

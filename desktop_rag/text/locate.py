@@ -20,6 +20,8 @@ _ABBREVIATION = re.compile(
     re.IGNORECASE,
 )
 _LIST_NUMBER = re.compile(r"^\W*\d{1,2}\.$")
+# "24.10.", "03.04.": a day and month written with dots, two digits each (not "2.5.", "1.25.")
+_DOTTED_DATE = re.compile(r"(?<![\d.])(?:0[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])\.$")
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -57,14 +59,16 @@ def majority_page(boxes: Sequence[LineBox], span: tuple[int, int]) -> int | None
 
 def sentence_spans(text: str, ends: str = ".!?;") -> list[tuple[int, int]]:
     """Sentences and lines of `text` as (start, end), without surrounding whitespace; a period
-    after an initial, a common abbreviation or a list number does not end a sentence."""
+    after an initial, a common abbreviation, a list number or a date written "24.10." does not
+    end a sentence."""
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
         before = text[start : m.start()].rstrip()
         if "\n" not in m.group(0) and (not before or before[-1] not in ends
                                        or _ABBREVIATION.search(before)
-                                       or _LIST_NUMBER.match(before)):
+                                       or _LIST_NUMBER.match(before)
+                                       or _DOTTED_DATE.search(before)):
             continue
         spans.append((start, m.start()))
         start = m.end()
