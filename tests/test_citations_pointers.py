@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_rag.answering.citations import CitationChecker, states_facts
+from desktop_rag.answering.citations import CitationChecker, states_facts, strip_markers
 from desktop_rag.domain import Chunk, DocKind, Passage
 from desktop_rag.domain.fakes import HashEmbedder
 
@@ -38,3 +38,19 @@ def test_the_pointer_after_a_right_answer_is_not_flagged() -> None:
               "This can be found in the table provided in source [1].")  # fmt: skip
     sentences = CitationChecker(HashEmbedder()).check(answer, [Passage(1, chunk, text, 1.0)])
     assert CitationChecker.unsupported(sentences) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "bare"),
+    [
+        ("There were 4 trains that ran late: [1], [2], [3], and [4].",
+         "There were 4 trains that ran late."),
+        ("Revenue rose [1] and costs fell [2].", "Revenue rose and costs fell."),
+        ("The cases: 3 [1], 5 [2] and 7 [3].", "The cases: 3, 5 and 7."),
+        ("Steel [1, 2].", "Steel."),
+    ],
+)  # fmt: skip
+def test_a_flagged_sentence_is_shown_without_its_list_of_markers(sentence: str, bare: str) -> None:
+    """The CLI and the chat pane show a flagged sentence without its markers: a list of them
+    leaves no ",,, and." behind."""
+    assert strip_markers(sentence) == bare

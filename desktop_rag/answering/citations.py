@@ -26,6 +26,10 @@ from desktop_rag.text.locate import sentence_spans
 
 MAX_RANGE = 50
 _MARKER = re.compile(r"\[(\s*\d+(?:\s*(?:,|;|-|–)\s*\d+)*\s*)\]")
+_MARKER_RUN = re.compile(
+    rf"{_MARKER.pattern}(?:\s*(?:,\s*)?(?:\b(?:and|or)\b|&)?\s*{_MARKER.pattern})*"
+)
+_DANGLING = re.compile(r"[,;:]+(?=[.!?]?$)")  # what a list of markers leaves at the end
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOP_WORDS = (
     "a an and are as at be been but by for from has have he her his i in is it its of on or "
@@ -84,8 +88,11 @@ def cited_numbers(text: str, valid: set[int]) -> list[int]:
 
 
 def strip_markers(text: str) -> str:
-    """The sentence without its markers: "Steel [1]." -> "Steel." """
-    return re.sub(r"\s+(?=[.,;:!?])", "", " ".join(_MARKER.sub(" ", text).split()))
+    """The sentence without its markers: "Steel [1]." -> "Steel."; a list of markers goes
+    with the commas and "and" between them and a colon left before the end: "There were 4:
+    [1], [2] and [3]." -> "There were 4." """
+    bare = " ".join(_MARKER_RUN.sub(" ", text).split())
+    return _DANGLING.sub("", re.sub(r"\s+(?=[.,;:!?])", "", bare))
 
 
 def split_sentences(answer: str) -> list[str]:
