@@ -185,3 +185,15 @@ def test_a_day_and_month_written_with_dots_stay_in_their_record() -> None:
     assert [u.text for u in _units("trains", lines)] == lines
     prose = _units("report", ["The ratio was 1.25. Costs fell by 2.5. Staff rose."])
     assert [u.text for u in prose] == ["The ratio was 1.25.", "Costs fell by 2.5.", "Staff rose."]
+
+
+def test_a_note_alone_does_not_make_an_unrelated_register_the_items() -> None:
+    """A staff list whose note mentions incidents is no incident log: its title does not name
+    them and no record does, so the note stays the only candidate."""
+    lines = ["Incidents are reported to the safety officer.",
+             *(f"ST-{n} Kim Lee, forklift licence renewed." for n in range(401, 407))]  # fmt: skip
+    units = _units("staff-list", lines)
+    sets = [stem_set(u.text) for u in units]
+    target = parse("How many incidents involved a forklift?")
+    heads = _heads(units, sets, "incid")
+    assert beyond_heads(units, sets, target, heads, heads) == (heads, frozenset())

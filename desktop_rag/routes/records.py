@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from desktop_rag.routes.target import Target
 from desktop_rag.routes.units import ItemUnit
+from desktop_rag.text.words import stem_set
 
 MIN_RECORDS = 5
 MIN_SHARE = 0.5
@@ -111,20 +112,20 @@ def beyond_heads(
     """The candidates when some lines state the thing counted but none of them its condition,
     and in a register those lines are under `MIN_SHARE` of its records: there the word is said
     in passing ("V-131 …: unannounced visit" in a visitor log whose other records are visits
-    too), or only in a note of the register's document ("Urgent requests are answered the same
-    day." atop tenant requests none of which says "request"), not what the records are, so
-    every record of that register is a candidate (narrowed as in `with_records`, at most
+    too), or where none does but the register's title names it ("Tenant requests", none of
+    whose records says "request", under a note that does), not what the records are, so every
+    record of that register is a candidate (narrowed as in `with_records`, at most
     `MAX_RECORDS_JUDGED`), in place of the few lines that say it; its other lines (notes) are
     none. `pool` is the candidates of the heads (`heads`) as matching has them; a register
     where the heads are half its records or more keeps them, and so do a document without
-    records and a register whose document never says the head. Also the registers so read."""
+    records and a register neither its records nor its title name. Also the registers read."""
     stating = set(heads)
-    saying_docs = {units[i].chunk.doc_id for i in heads}
     out: set[int] = set()
     read: set[str] = set()
     for doc, records in records_by_document(units).items():
         said = sum(1 for i in records if i in stating)
-        if doc not in saying_docs or said >= MIN_SHARE * len(records):
+        titled = bool(set(target.head) & stem_set(units[records[0]].chunk.title))
+        if not (said or titled) or said >= MIN_SHARE * len(records):
             continue
         kept = _narrowed(records, sets, target)
         if len(kept) <= MAX_RECORDS_JUDGED:
