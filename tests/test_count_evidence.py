@@ -108,3 +108,23 @@ def test_a_register_the_questions_words_point_at_is_a_list_though_no_record_name
     assert "a register of 12 records" in found.reason()
     other = evidence(parse("How many instruments were sold?"), _units("Parcel register", REGISTER))
     assert (other.records, other.listed) == (0, False)
+
+
+TRAINS = "\n".join(
+    f"TR-15{n:02d} {n + 3:02d}.10. York - Hull 8:05: "
+    + ("arrived 25 min behind schedule." if n % 4 == 0 else "on time.")
+    for n in range(1, 13)
+)
+
+
+def test_a_register_the_user_chose_is_a_list_whatever_the_questions_words() -> None:
+    """No word of "trains ran late" is in the punctuality sheet; asked of it alone, its records
+    are still what the question counts (a sample of passages would count what it happens to
+    see). Asked over the library, the words decide as before."""
+    question = "How many trains ran late?"
+    units = _units("Punctuality sheet", TRAINS)
+    assert not evidence(parse(question), units).listed
+    found = evidence(parse(question), units, chosen=True)
+    assert (found.records, found.listed) == (12, True)
+    assert "the documents chosen are registers of 12 records" in found.reason()
+    assert not evidence(parse(question), _units("Annual report", REPORT), chosen=True).listed

@@ -61,6 +61,7 @@ class Evidence:
     titled: bool
     unread: str = ""  # why the scope was not read ("" when it was)
     records: int = 0  # records of the registers in scope that the question's words point at
+    chosen: bool = False  # `records` are those of the registers the user chose
 
     @property
     def listed(self) -> bool:
@@ -75,8 +76,11 @@ class Evidence:
             return f"{self.stated} line(s) in scope state a number of them"
         if self.listed:
             titled = ", a document's title names them" if self.titled else ""
-            kept = f", a register of {self.records} records holds the question's words" if (
-                self.records) else ""  # fmt: skip
+            kept = ""
+            if self.records:
+                kept = (f", the documents chosen are registers of {self.records} records"
+                        if self.chosen else
+                        f", a register of {self.records} records holds the question's words")
             return f"{self.lines} line(s) in scope list them, none states a number{titled}{kept}"
         return f"{self.lines} line(s) in scope hold them: no list"
 
@@ -137,8 +141,10 @@ def states_number(text: str, head: Sequence[str], named: Sequence[str] = ()) -> 
                for i, stem in enumerate(stemmed))  # fmt: skip
 
 
-def evidence(target: Target, units: Sequence[ItemUnit]) -> Evidence:
-    """What `units` (every line in scope) say of `target`'s thing."""
+def evidence(target: Target, units: Sequence[ItemUnit], chosen: bool = False) -> Evidence:
+    """What `units` (every line in scope) say of `target`'s thing. `chosen`: the user chose
+    the documents in scope, or the question names them; where every one of them is a
+    register, a register is what the question is about, whatever its words."""
     head = set(target.head)
     units = [u for u in units if not names_its_page(u)]  # as the count route reads them
     sets = [stem_set(u.text) for u in units]
@@ -149,21 +155,28 @@ def evidence(target: Target, units: Sequence[ItemUnit]) -> Evidence:
     stated = sum(1 for i in lines if states_number(units[i].text, said, target.condition))
     # a title naming the thing makes its lines the things ("Complaints register")
     titled = any(head <= stem_set(title) for title in {u.chunk.title for u in units})
-    return Evidence(len(lines), stated, titled, records=_records_pointed_at(units, sets, target))
+    records, whole = _records_pointed_at(units, sets, target, chosen)
+    return Evidence(len(lines), stated, titled, records=records, chosen=whole)
 
 
 def _records_pointed_at(
-    units: Sequence[ItemUnit], sets: Sequence[frozenset[str]], target: Target
-) -> int:
+    units: Sequence[ItemUnit], sets: Sequence[frozenset[str]], target: Target, chosen: bool
+) -> tuple[int, bool]:
     """The records of the registers in scope whose title or records hold a word of the thing
-    asked for or of its condition: a register about it, whose records may never name it."""
+    asked for or of its condition: a register about it, whose records may never name it. All
+    records where the documents in scope were `chosen` and each of them is a register ("How
+    many trains ran late?" of a punctuality sheet whose records say "behind schedule"); and
+    whether that is why."""
     words = set(target.head) | set(target.condition)
+    registers = records_by_document(units)
+    if chosen and len(registers) == len({u.chunk.doc_id for u in units}):
+        return sum(len(records) for records in registers.values()), True
     pointed = 0
-    for records in records_by_document(units).values():
+    for records in registers.values():
         title = stem_set(units[records[0]].chunk.title)
         if words & title or any(words & sets[i] for i in records):
             pointed += len(records)
-    return pointed
+    return pointed, False
 
 
 class CountEvidence:
@@ -180,7 +193,7 @@ class CountEvidence:
         target = parse(query)
         if target.mode is not Mode.COUNT or not target.head:
             return Evidence(0, 0, False, "no thing to count named")
-        docs, _ = documents_asked(self.source, query, scope)
+        docs, named = documents_asked(self.source, query, scope)
         if not docs:
             return Evidence(0, 0, False, "no indexed document in scope")
         chunks = sum(d.chunks for d in docs)
@@ -189,7 +202,7 @@ class CountEvidence:
                    "decide; choose the documents to count in")  # fmt: skip
             return Evidence(0, 0, False, why)
         units = [u for d in docs for c in self.source.chunks_of(d.doc_id) for u in units_of(c)]
-        return evidence(target, distinct(units))
+        return evidence(target, distinct(units), scope.included is not None or named > 0)
 
 
 class CountWhenListed:
