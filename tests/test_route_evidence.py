@@ -66,3 +66,27 @@ def test_the_command_reports_the_apps_routes(tmp_path: Path,
         main([*args, "--workdir", str(library)])
     with pytest.raises(SystemExit, match="no evaluation library"):
         main([*args, "--workdir", str(tmp_path), "--questions", str(questions)])
+
+
+def test_a_chosen_register_is_counted_whatever_the_questions_words(tmp_path: Path) -> None:
+    """A punctuality sheet on disk whose records never say "train" nor "late": asked of it
+    alone (as `ask --doc` and `eval` ask), "How many trains ran late?" is a count through its
+    records; over the library, where a report sits beside it, the words decide: lookup."""
+    from desktop_rag.domain import DocScope
+    from desktop_rag.routes.count_evidence import CountEvidence
+
+    sheet = [f"TR-15{n:02d} {n + 3:02d}.10. York - Hull 8:05: "
+             + ("arrived 25 min behind schedule." if n % 4 == 0 else "on time.")
+             for n in range(1, 13)]  # fmt: skip
+    (tmp_path / "data").mkdir()
+    catalog = Catalog(tmp_path / "data" / "catalog.sqlite3")
+    for doc_id, texts in (("sheet", sheet), ("report", REPORT)):
+        catalog.add_pending(doc(doc_id, f"/docs/{doc_id}.pdf"), chunks(doc_id, texts))
+        catalog.finalize(doc_id)
+    try:
+        routes = EvidenceRoutes(catalog, {"q-trains": "sheet.pdf"})
+        assert routes("How many trains ran late?", "q-trains") == "exhaustive"
+        whole = CountEvidence(catalog).weigh("How many trains ran late?", DocScope())
+        assert not whole.listed
+    finally:
+        catalog.close()
