@@ -365,6 +365,9 @@ def test_scripted_answers_give_exact_figures(
     assert records[5]["gold_page_given"] is None
     assert first["route"]["handled_by"] == "lookup"
     assert report["prompt_tokens_p50"] is not None
+    sides = report["by_split"]
+    assert sum(row["right"] for row in sides.values()) == 4
+    assert (report["split_gap"] is None) == (len(sides) < 2)
 
 
 def test_scripted_answers_for_humans_with_a_limit(
@@ -375,6 +378,7 @@ def test_scripted_answers_for_humans_with_a_limit(
     code, out, err = _cli(capsys, str(questions), str(docs), "--limit", "3", "--scope", "library")
     assert code == 0 and "3 questions" in out and "scope library" in out
     assert "By evidence source:" in out and "gold page given" in out
+    assert "95% interval" in out
     assert "question 3/3, accuracy" in err and "question 1/3" not in out
     records = (tmp_path / "answers-eval.jsonl").read_text().splitlines()
     assert len(records) == 3

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench.rephrase_counts import PATTERNS, rephrased_questions, rephrasings
+from desktop_rag.evaluation.intervals import wilson
 from desktop_rag.evaluation.rephrase_eval import (
     Rephrasing,
     answers_report,
@@ -64,6 +65,8 @@ def test_decisions_report_counts_changes() -> None:
     report = evaluate([same, changed])
     assert report["rephrasings"] == 2
     assert report["calculation_same"] == 0.5
+    low, high = report["intervals_95"]["calculation_same"]
+    assert low < 0.5 < high and (low, high) == pytest.approx(wilson(1, 2), abs=1e-4)
     assert [c["id"] for c in report["changed"]] == ["y~r1"]
     assert decisions("What was revenue in 2019?")["calculation"] is False
 

@@ -180,7 +180,7 @@ def print_answers(report: dict[str, Any]) -> None:
     say(f"accuracy {r['accuracy']:.3f} (partial-credit score {r['score']:.3f}, F1 {r['f1']:.3f});"
         f" unanswerable refused: {r['refusal_rate_unanswerable']}")  # fmt: skip
     say(f"median time to first token {r['ttft_ms_p50']} ms, total {r['total_ms_p50']} ms")
-    print_splits(r.get("by_split", {}))
+    print_splits(r.get("by_split", {}), r.get("split_gap"))
     print_rephrased(r.get("rephrased", {}))
     columns = ["questions", "accuracy", "score", "refused"]
     for title, key in (("answer format", "by_format"), ("evidence source", "by_source")):
@@ -191,15 +191,26 @@ def print_answers(report: dict[str, Any]) -> None:
     say(f"\nrecords: {report['records']}")
 
 
-def print_splits(by_split: dict[str, dict[str, Any]]) -> None:
-    """Dev and test side by side: a gain that holds only on dev was tuned, not earned."""
+def print_splits(
+    by_split: dict[str, dict[str, Any]], gap: dict[str, Any] | None = None
+) -> None:
+    """Dev and test side by side: a gain that holds only on dev was tuned, not earned. Each
+    accuracy with its 95% interval, and the gap with its own: a gap chance alone could give
+    says neither."""
     if not by_split:
         return
     say("\nBy split (a hash of the question id; dev = tuned on, test = held out):")
     for name, row in by_split.items():
         refused = row.get("refusal_rate_unanswerable")
-        say(f"  {name:5} {row['questions']:>4} questions: accuracy {row['accuracy']:.3f}, "
-            f"score {row['score']:.3f}, unanswerable refused {refused}")  # fmt: skip
+        low, high = row.get("accuracy_95", (0.0, 1.0))
+        say(f"  {name:5} {row['questions']:>4} questions: accuracy {row['accuracy']:.3f} "
+            f"(95% interval {low:.2f}-{high:.2f}), score {row['score']:.3f}, "
+            f"unanswerable refused {refused}")  # fmt: skip
+    if gap:
+        low, high = gap["interval_95"]
+        verdict = "chance alone could give it" if gap["within_chance"] else "beyond chance"
+        say(f"  dev - test {gap['dev_minus_test']:+.3f} (95% interval {low:+.2f} to {high:+.2f}:"
+            f" {verdict})")  # fmt: skip
 
 
 def print_rephrased(by_split: dict[str, dict[str, Any]]) -> None:

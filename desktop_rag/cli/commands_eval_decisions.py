@@ -59,6 +59,7 @@ def run_decisions(args: argparse.Namespace) -> int:
     for title in ("by_split", "by_set", "by_kind"):
         for name, row in report[title].items():
             _row(f"{title[3:]} {name}", row)
+    _intervals(report["by_split"])
     if args.changed:
         for c in report["changed"]:
             b, a = c["before"], c["after"]
@@ -86,6 +87,14 @@ def _library_routes(args: argparse.Namespace) -> Iterator[RouteOf]:
         yield EvidenceRoutes(catalog, {str(r["id"]): str(r["doc"]) for r in rows})
     finally:
         catalog.close()
+
+
+def _intervals(by_split: dict[str, dict[str, Any]]) -> None:
+    """The 95% interval of each split's shares: how far the true share may be from the one
+    measured on this many rewordings."""
+    for name, row in by_split.items():
+        parts = [f"{key} {low:.3f}-{high:.3f}" for key, (low, high) in row["intervals_95"].items()]
+        say(f"95% intervals, {name}: " + ", ".join(parts))
 
 
 def _row(name: str, row: dict[str, Any]) -> None:

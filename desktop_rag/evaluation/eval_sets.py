@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_rag.evaluation.answer_eval import AnswerQuestion
+from desktop_rag.evaluation.intervals import SplitGap, split_gap, wilson
 
 
 def qid(q: AnswerQuestion) -> str:
@@ -20,7 +21,23 @@ def split_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     from desktop_rag.evaluation import answer_eval
     full = answer_eval.summarise(records)
     keys = ("questions", "answerable", "accuracy", "score", "f1", "refusal_rate_unanswerable")
-    return {k: full[k] for k in keys} | {"false_refusal_rate": full["false_refusal_rate"]}
+    low, high = wilson(right_of(records), len(records))
+    return {k: full[k] for k in keys} | {"false_refusal_rate": full["false_refusal_rate"],
+                                         "right": right_of(records),
+                                         "accuracy_95": [round(low, 4), round(high, 4)]}
+
+
+def right_of(records: Sequence[dict[str, Any]]) -> int:
+    return sum(bool(r["correct"]) for r in records)
+
+
+def gap_of(by_split: dict[str, dict[str, Any]]) -> SplitGap | None:
+    """Dev minus test accuracy with its 95% interval (evaluation/intervals.py), when the report
+    has both sides."""
+    dev, test = by_split.get("dev"), by_split.get("test")
+    if dev is None or test is None:
+        return None
+    return split_gap((dev["right"], dev["questions"]), (test["right"], test["questions"]))
 
 
 def with_rephrasings(items: Sequence[AnswerQuestion], path: Path) -> list[AnswerQuestion]:

@@ -21,7 +21,7 @@ from desktop_rag.domain import EVERYWHERE, DocScope
 from desktop_rag.domain.errors import DesktopRagError
 from desktop_rag.domain.progress import ProgressCallback, ProgressEvent, no_progress
 from desktop_rag.domain.protocols import Reranker
-from desktop_rag.evaluation.eval_sets import qid, split_summary, with_rephrasings
+from desktop_rag.evaluation.eval_sets import gap_of, qid, split_summary, with_rephrasings
 from desktop_rag.evaluation.pdfqa import DOCUMENT, LIBRARY
 from desktop_rag.evaluation.splits import ALL, only, side_by_side
 from desktop_rag.retrieval import rerank as rr
@@ -293,7 +293,8 @@ class EvalService:
         with self.eval_library(sources, workdir, progress) as (services, ingested):
             records = _answer_runs(services, items, opts, progress)
         report = answer_eval.summarise(records) | ingested | {"scope": opts.scope, "model": model}
-        report |= {"split": opts.split, "by_split": side_by_side(records, split_summary)}
+        by_split = side_by_side(records, split_summary)
+        report |= {"split": opts.split, "by_split": by_split, "split_gap": gap_of(by_split)}
         if opts.rephrasings is not None:
             from desktop_rag.evaluation.rephrase_eval import answers_report
 
