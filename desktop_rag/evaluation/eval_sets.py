@@ -21,9 +21,10 @@ def split_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     from desktop_rag.evaluation import answer_eval
     full = answer_eval.summarise(records)
     keys = ("questions", "answerable", "accuracy", "score", "f1", "refusal_rate_unanswerable")
-    low, high = wilson(right_of(records), len(records))
+    right = right_of(records)
+    low, high = wilson(right, len(records))
     return {k: full[k] for k in keys} | {"false_refusal_rate": full["false_refusal_rate"],
-                                         "right": right_of(records),
+                                         "right": right,
                                          "accuracy_95": [round(low, 4), round(high, 4)]}
 
 
